@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Driver-facing side of the verbs layer: the objects behind the public
+ * handles, the rings between the verbs layer and a device, and the ops a
+ * driver implements.  Not installed.
+ *
+ * Ownership of the rings (one rule each):
+ *  - SQ / RQ / SRQ: the application produces (writes a slot, then publishes
+ *    `prod` with release); the device consumes (reads `prod` with acquire,
+ *    publishes `cons` with release when a WQE is retired).
+ *  - CQ: the device produces (writes the CQE, then its owner bit with
+ *    release); the application consumes (reads the owner bit with acquire,
+ *    publishes `cons` with release so the device can detect overflow).
+ *  - Everything the device does for a context runs under that context's
+ *    engine lock: `progress` takes it with a try-lock, control calls
+ *    (modify, destroy, resize ...) take it outright.  post and poll never
+ *    take it on their fast path.
+ */
+#ifndef PMR_DRIVER_H
+#define PMR_DRIVER_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <rte_log.h>
+
+#include "pmr_verbs.h"
+
+#define PMR_EXPORT __attribute__((visibility("default")))
+
+#define PMR_CACHE_LINE 64
+#define PMR_MAX_DEVICES 16
+#define PMR_MAX_QP 16384          /* per device */
+#define PMR_QPN_BASE 0x11         /* first QP number, as soft-RoCE */
+#define PMR_MAX_MR 65536          /* per device */
+#define PMR_MAX_QP_WR 16384
+#define PMR_MAX_SGE 16
+#define PMR_MAX_INLINE 512
+#define PMR_MAX_CQE (1 << 20)
+#define PMR_MAX_SRQ_WR 16384
+#define PMR_MAX_RD_ATOMIC 16
+#define PMR_MAX_ASYNC_EVENTS 1024
+#define PMR_DEFAULT_BUDGET 32
+
+extern int pmr_logtype_verbs;
+#define PMR_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, pmr_logtype_verbs, "pmr_verbs: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define PMR_CONTAINER_OF(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* ------------------------------------------------------------------ */
+/* Engine lock: a test-and-set lock taken by progress with trylock.    */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	atomic_flag flag;
+} pmr_lock_t;
+
+#define PMR_LOCK_INIT { ATOMIC_FLAG_INIT }
+
+static inline bool pmr_trylock(pmr_lock_t *l)
+{
+	return !atomic_flag_test_and_set_explicit(&l->flag, memory_order_acquire);
+}
+
+static inline void pmr_lock(pmr_lock_t *l)
+{
+	unsigned int spins = 0;
+
+	while (!pmr_trylock(l)) {
+		if (++spins > 64) {
+			sched_yield();
+			spins = 0;
+		}
+	}
+}
+
+static inline void pmr_unlock(pmr_lock_t *l)
+{
+	atomic_flag_clear_explicit(&l->flag, memory_order_release);
+}
+
+/* ------------------------------------------------------------------ */
+/* Work queue entries                                                  */
+/* ------------------------------------------------------------------ */
+
+struct pmr_ah_obj;
+
+/** Send WQE header; SGEs or inline data follow it in the slot. */
+struct pmr_swqe {
+	uint64_t wr_id;
+	uint8_t opcode;           /* enum pmr_wr_opcode */
+	uint8_t inl;              /* 1: `length` bytes of inline data follow */
+	uint16_t num_sge;
+	uint32_t send_flags;      /* PMR_SEND_SIGNALED set when sq_sig_all */
+	uint32_t length;          /* total bytes of the message */
+	pmr_be32 imm_data;        /* also invalidate_rkey */
+	uint64_t remote_addr;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t rkey;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	uint32_t reserved;
+	struct pmr_ah_obj *ah;
+	/* 72 bytes: SGEs (struct pmr_sge) or inline bytes follow */
+};
+_Static_assert(sizeof(struct pmr_swqe) == 72, "send WQE header size");
+
+/** Receive WQE header; SGEs follow it in the slot. */
+struct pmr_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;          /* sum of the SGE lengths */
+	/* 16 bytes: struct pmr_sge sge[num_sge] follow */
+};
+_Static_assert(sizeof(struct pmr_rwqe) == 16, "receive WQE header size");
+
+static inline struct pmr_sge *pmr_swqe_sge(struct pmr_swqe *w)
+{
+	return (struct pmr_sge *)(void *)(w + 1);
+}
+
+static inline uint8_t *pmr_swqe_inline(struct pmr_swqe *w)
+{
+	return (uint8_t *)(w + 1);
+}
+
+static inline struct pmr_sge *pmr_rwqe_sge(struct pmr_rwqe *w)
+{
+	return (struct pmr_sge *)(void *)(w + 1);
+}
+
+/** A receive WQE taken off an RQ/SRQ by the device, held until completed. */
+struct pmr_recv_hold {
+	struct pmr_rwqe hdr;
+	struct pmr_sge sge[PMR_MAX_SGE];
+};
+
+/* ------------------------------------------------------------------ */
+/* Work queue ring (SQ, RQ, SRQ)                                       */
+/* ------------------------------------------------------------------ */
+
+struct pmr_wq {
+	alignas(PMR_CACHE_LINE) _Atomic uint32_t prod;   /* app: doorbell */
+	alignas(PMR_CACHE_LINE) _Atomic uint32_t cons;   /* device: retired */
+	alignas(PMR_CACHE_LINE) uint32_t size;           /* slots, power of 2 */
+	uint32_t mask;
+	uint32_t slot_size;                              /* bytes, 64 multiple */
+	uint32_t max_wr;                                 /* granted */
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint8_t *buf;
+};
+
+static inline void *pmr_wq_slot(const struct pmr_wq *wq, uint32_t idx)
+{
+	return wq->buf + (size_t)(idx & wq->mask) * wq->slot_size;
+}
+
+/** WQEs posted and not yet retired by the device (device side). */
+static inline uint32_t pmr_wq_pending(struct pmr_wq *wq)
+{
+	return atomic_load_explicit(&wq->prod, memory_order_acquire) -
+	       atomic_load_explicit(&wq->cons, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                             */
+/* ------------------------------------------------------------------ */
+
+struct pmr_driver;
+struct pmr_dev_obj;
+struct pmr_ctx_obj;
+struct pmr_qp_obj;
+
+/** An intrusive doubly linked list (slow-path object lists). */
+struct pmr_list {
+	struct pmr_list *prev, *next;
+};
+
+static inline void pmr_list_init(struct pmr_list *l)
+{
+	l->prev = l->next = l;
+}
+
+static inline void pmr_list_add_tail(struct pmr_list *head, struct pmr_list *n)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+
+static inline void pmr_list_del(struct pmr_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+static inline bool pmr_list_empty(const struct pmr_list *l)
+{
+	return l->next == l;
+}
+
+#define PMR_LIST_FOREACH(pos, head) \
+	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
+struct pmr_dev_obj {
+	struct pmr_device pub;
+	const struct pmr_driver *drv;
+	void *priv;                       /* driver's device state */
+	struct pmr_device_attr attr;      /* filled by the driver's probe */
+	union pmr_gid gid[16];            /* GID table, port 1 */
+	int gid_count;
+	pthread_mutex_t mutex;            /* object tables */
+	/* QP number -> QP.  Readers are engines (under their engine lock);
+	 * writers hold `mutex` and every engine lock of the device. */
+	struct pmr_qp_obj *_Atomic qp_table[PMR_MAX_QP];
+	uint32_t qp_next;
+	/* MR index -> MR, same rule as the QP table. */
+	struct pmr_mr_obj *_Atomic mr_table[PMR_MAX_MR];
+	uint32_t mr_next;
+	uint32_t handle_next;
+	struct pmr_list contexts;
+	int index;
+};
+
+struct pmr_async_queue {
+	pthread_mutex_t mutex;
+	int fd;                           /* eventfd, one count per event */
+	uint32_t head, tail;              /* ring of events */
+	uint32_t cap;
+	void *entries;
+};
+
+struct pmr_ctx_obj {
+	struct pmr_context pub;
+	struct pmr_dev_obj *dev;
+	pmr_lock_t *engine_lock;          /* the lock progress takes */
+	pmr_lock_t own_lock;
+	enum pmr_progress_mode mode;
+	void *priv;                       /* driver's context state */
+	struct pmr_list link;             /* in dev->contexts */
+	struct pmr_list qps;              /* QPs of this context */
+	struct pmr_async_queue async;
+	uint64_t async_dropped;
+	_Atomic int nobjs;                /* PDs, CQs, channels */
+};
+
+struct pmr_pd_obj {
+	struct pmr_pd pub;
+	_Atomic int refs;                 /* MRs, QPs, SRQs, AHs */
+};
+
+struct pmr_mr_obj {
+	struct pmr_mr pub;
+	int access;
+	uint32_t index;
+};
+
+struct pmr_channel_obj {
+	struct pmr_comp_channel pub;
+	struct pmr_async_queue q;         /* queue of struct pmr_cq_obj * */
+	_Atomic int ncq;
+};
+
+/** A completion queue entry: a WC and its owner (phase) bit. */
+struct pmr_cqe {
+	struct pmr_wc wc;
+	uint8_t pad[7];
+	_Atomic uint8_t owner;
+};
+_Static_assert(sizeof(struct pmr_cqe) == 56, "CQE size");
+
+enum {
+	PMR_CQ_UNARMED = 0,
+	PMR_CQ_ARMED_NEXT = 1,
+	PMR_CQ_ARMED_SOLICITED = 2,
+};
+
+struct pmr_cq_obj {
+	struct pmr_cq pub;
+	struct pmr_ctx_obj *ctx;
+	struct pmr_cqe *ring;
+	uint32_t size;                    /* entries, power of 2 */
+	uint32_t mask;
+	uint32_t shift;                   /* log2(size) */
+	/* consumer (application) */
+	alignas(PMR_CACHE_LINE) _Atomic uint32_t cons;
+	/* producer (device, under the engine lock) */
+	alignas(PMR_CACHE_LINE) uint32_t prod;
+	uint32_t cons_cache;
+	_Atomic int armed;
+	_Atomic bool overflowed;
+	uint64_t dropped;                 /* completions lost to overflow */
+	_Atomic int nqp;                  /* QPs using this CQ */
+	_Atomic uint32_t comp_events_delivered;
+	_Atomic uint32_t async_events_delivered;
+};
+
+struct pmr_srq_obj {
+	struct pmr_srq pub;
+	struct pmr_ctx_obj *ctx;
+	struct pmr_wq rq;
+	uint32_t limit;                   /* armed when non-zero */
+	_Atomic int nqp;
+	_Atomic uint32_t async_events_delivered;
+};
+
+struct pmr_ah_obj {
+	struct pmr_ah pub;
+	struct pmr_ah_attr attr;
+	uint8_t dmac[6];                  /* resolved by the driver, if any */
+	void *priv;
+};
+
+struct pmr_qp_obj {
+	struct pmr_qp pub;
+	struct pmr_ctx_obj *ctx;
+	struct pmr_qp_attr attr;          /* current attributes */
+	struct pmr_qp_init_attr init;
+	struct pmr_wq sq;
+	struct pmr_wq rq;                 /* unused with an SRQ */
+	_Atomic int state;                /* enum pmr_qp_state */
+	/* receive WQE held by the engine (multi-packet SEND in progress) */
+	struct pmr_recv_hold recv;
+	bool recv_held;
+	bool last_wqe_sent;               /* QP_LAST_WQE_REACHED raised */
+	void *priv;                       /* driver's QP state */
+	struct pmr_list link;             /* in ctx->qps */
+	_Atomic uint32_t async_events_delivered;
+};
+
+static inline struct pmr_qp_obj *pmr_qp_obj(struct pmr_qp *qp)
+{
+	return PMR_CONTAINER_OF(qp, struct pmr_qp_obj, pub);
+}
+
+static inline struct pmr_cq_obj *pmr_cq_obj(struct pmr_cq *cq)
+{
+	return PMR_CONTAINER_OF(cq, struct pmr_cq_obj, pub);
+}
+
+static inline struct pmr_ctx_obj *pmr_ctx_obj(struct pmr_context *c)
+{
+	return PMR_CONTAINER_OF(c, struct pmr_ctx_obj, pub);
+}
+
+static inline struct pmr_dev_obj *pmr_dev_obj(struct pmr_device *d)
+{
+	return PMR_CONTAINER_OF(d, struct pmr_dev_obj, pub);
+}
+
+static inline struct pmr_srq_obj *pmr_srq_obj(struct pmr_srq *s)
+{
+	return PMR_CONTAINER_OF(s, struct pmr_srq_obj, pub);
+}
+
+static inline struct pmr_mr_obj *pmr_mr_obj(struct pmr_mr *m)
+{
+	return PMR_CONTAINER_OF(m, struct pmr_mr_obj, pub);
+}
+
+static inline struct pmr_pd_obj *pmr_pd_obj(struct pmr_pd *p)
+{
+	return PMR_CONTAINER_OF(p, struct pmr_pd_obj, pub);
+}
+
+static inline struct pmr_ah_obj *pmr_ah_obj(struct pmr_ah *a)
+{
+	return PMR_CONTAINER_OF(a, struct pmr_ah_obj, pub);
+}
+
+static inline enum pmr_qp_state pmr_qp_state(const struct pmr_qp_obj *qp)
+{
+	return (enum pmr_qp_state)atomic_load_explicit(
+		(_Atomic int *)&qp->state, memory_order_acquire);
+}
+
+/* ------------------------------------------------------------------ */
+/* Driver ops                                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * What a device kind implements.  Every op is optional except probe and
+ * progress.  Ops that act on a context's objects are called with that
+ * context's engine lock held, so they never race with progress.
+ */
+struct pmr_driver {
+	const char *name;
+	/** The device needs DPDK's EAL initialised before probe. */
+	bool needs_eal;
+	/** Create the device from "key=value,..." arguments: fill dev->pub
+	 *  names, dev->attr, dev->gid[]; set dev->priv. -errno on failure. */
+	int (*probe)(struct pmr_dev_obj *dev, const char *args);
+	void (*remove)(struct pmr_dev_obj *dev);
+	int (*query_port)(struct pmr_dev_obj *dev, uint8_t port,
+			  struct pmr_port_attr *attr);
+	/** Open the engine of a context (queues, per-context state). */
+	int (*ctx_open)(struct pmr_ctx_obj *ctx);
+	void (*ctx_close)(struct pmr_ctx_obj *ctx);
+	/** Accept or refuse a progress mode (-ENOTSUP). */
+	int (*set_progress_mode)(struct pmr_ctx_obj *ctx,
+				 enum pmr_progress_mode mode);
+	int (*qp_create)(struct pmr_qp_obj *qp);
+	/** Called after validation, before the attributes are committed;
+	 *  a non-zero return (-errno) leaves the QP unchanged. */
+	int (*qp_modify)(struct pmr_qp_obj *qp, const struct pmr_qp_attr *attr,
+			 int mask);
+	void (*qp_destroy)(struct pmr_qp_obj *qp);
+	/** Resolve an address handle (fill ah->dmac). */
+	int (*ah_create)(struct pmr_ah_obj *ah);
+	void (*ah_destroy)(struct pmr_ah_obj *ah);
+	/** Run the engine with the engine lock held; return work done. */
+	int (*progress)(struct pmr_ctx_obj *ctx, unsigned int budget);
+	/** Optional: true when the engine still references the MR. */
+	bool (*mr_busy)(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
+};
+
+/** Make a driver known by name (call from a constructor). */
+void pmr_driver_register(const struct pmr_driver *drv);
+
+#define PMR_DRIVER_REGISTER(drv) \
+	__attribute__((constructor)) static void pmr_driver_ctor_ ## drv(void) \
+	{ pmr_driver_register(&(drv)); }
+
+/* ------------------------------------------------------------------ */
+/* Services the verbs layer offers drivers                             */
+/* ------------------------------------------------------------------ */
+
+/** QP by number, or NULL.  Call from an engine of the same device. */
+static inline struct pmr_qp_obj *pmr_dev_qp(struct pmr_dev_obj *dev,
+					     uint32_t qpn)
+{
+	uint32_t idx = qpn - PMR_QPN_BASE;
+
+	if (idx >= PMR_MAX_QP)
+		return NULL;
+	return atomic_load_explicit(&dev->qp_table[idx], memory_order_acquire);
+}
+
+/** MR by lkey/rkey, or NULL (unknown index or stale key). */
+static inline struct pmr_mr_obj *pmr_dev_mr(struct pmr_dev_obj *dev,
+					    uint32_t key)
+{
+	uint32_t idx = key >> 8;
+	struct pmr_mr_obj *mr;
+
+	if (idx >= PMR_MAX_MR)
+		return NULL;
+	mr = atomic_load_explicit(&dev->mr_table[idx], memory_order_acquire);
+	if (mr == NULL || (mr->pub.lkey != key && mr->pub.rkey != key))
+		return NULL;
+	return mr;
+}
+
+/**
+ * Check an access to [addr, addr + len) through @p key: the MR exists, is
+ * in @p pd, grants every bit of @p access, and covers the range (no
+ * overflow).  For remote access the key must be the rkey, for local
+ * access the lkey.  A zero-length access only needs a valid key.
+ * @return the host pointer for addr, or NULL.
+ */
+void *pmr_mr_check(struct pmr_dev_obj *dev, struct pmr_pd *pd, uint32_t key,
+		   uint64_t addr, uint64_t len, int access, bool remote);
+
+/**
+ * Retire the oldest WQE of the SQ: write its completion if it was
+ * signaled or failed, advance `cons`.  With an error status the QP moves
+ * to ERR and every other WR is flushed.
+ */
+void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
+		   uint32_t byte_len, uint32_t vendor_err);
+
+/** The WC opcode of a send WR opcode. */
+enum pmr_wc_opcode pmr_wr_to_wc_opcode(unsigned int wr_opcode);
+
+/**
+ * Take the next receive WQE of the QP (its RQ or SRQ) into qp->recv.
+ * @return true if one was taken (or is already held), false if none.
+ * Raises SRQ_LIMIT_REACHED when an armed SRQ drops below its limit.
+ */
+bool pmr_rq_take(struct pmr_qp_obj *qp);
+
+/**
+ * Complete the held receive WQE with @p wc (wr_id and qp_num are filled
+ * in here).  An error status moves the QP to ERR and flushes.
+ */
+void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc,
+		     bool solicited);
+
+/**
+ * Move the QP to ERR from the engine and flush every outstanding WR;
+ * raise @p event (an enum pmr_event_type, or -1 for none).
+ */
+void pmr_qp_set_error(struct pmr_qp_obj *qp, int event);
+
+/** Flush SQ WRs still queued when the QP is in ERR or SQE (engine side). */
+void pmr_qp_flush_posted(struct pmr_qp_obj *qp);
+
+/**
+ * Add a WC to the CQ (engine side).  On overflow the WC is dropped, the
+ * CQ goes to error and PMR_EVENT_CQ_ERR is raised once.
+ * @return 0 or -ENOSPC.
+ */
+int pmr_cq_push(struct pmr_cq_obj *cq, const struct pmr_wc *wc,
+		bool solicited);
+
+/** Queue an async event on the context (any thread). */
+void pmr_async_raise(struct pmr_ctx_obj *ctx, enum pmr_event_type type,
+		     void *element, int port_num);
+
+/** Parse "key=value,key=value" arguments: calls cb for each pair. */
+int pmr_kvargs_parse(const char *args,
+		     int (*cb)(const char *key, const char *value, void *opaque),
+		     void *opaque);
+
+#endif /* PMR_DRIVER_H */
