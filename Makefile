@@ -1,0 +1,75 @@
+# pmrdma: convenience targets around meson + ninja.  See README.md.
+#
+#   make demo     install what is missing, build, run the loopback demo
+#   make test     the fast and func suites, in the developer build and in a
+#                 sanitizer (ASan + UBSan) build; SANITIZE=0 skips the latter
+#
+# Variables: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), SANITIZE (1),
+# MESON_OPTS (extra options for the first `meson setup`), DESTDIR (install).
+
+BUILD_DIR ?= build
+ASAN_BUILD_DIR ?= build-asan
+SANITIZE ?= 1
+MESON_OPTS ?=
+DESTDIR ?=
+
+# The single-suite targets skip the sanitizer build unless SANITIZE is
+# given on the command line.
+QUICK_SANITIZE := $(if $(filter command line,$(origin SANITIZE)),$(SANITIZE),0)
+
+TEST_ENV = BUILD_DIR=$(BUILD_DIR) ASAN_BUILD_DIR=$(ASAN_BUILD_DIR)
+
+# Each target is a sequence of steps; ninja does the parallel work.
+.NOTPARALLEL:
+
+.PHONY: all help deps hugepages build test test-fast test-func perf \
+	install demo clean
+
+all: build
+
+help:
+	@echo "make deps        install missing Debian packages (scripts/deps.sh)"
+	@echo "make hugepages   reserve 2 MiB hugepages or choose --no-huge"
+	@echo "make build       meson setup (once) + ninja in $(BUILD_DIR)/"
+	@echo "make test        fast + func suites, developer and sanitizer builds"
+	@echo "make test-fast   fast suite, developer build"
+	@echo "make test-func   func suite, developer build"
+	@echo "make perf        perf suite (benchmarks), developer build"
+	@echo "make install     meson install (DESTDIR=... to stage)"
+	@echo "make demo        device list + verbs loopback example"
+	@echo "make clean       remove $(BUILD_DIR)/ and $(ASAN_BUILD_DIR)/"
+
+deps:
+	@scripts/deps.sh
+
+hugepages:
+	@scripts/hugepages.sh $(BUILD_DIR)
+
+build: deps
+	@scripts/setup-build.sh $(BUILD_DIR) $(MESON_OPTS)
+	ninja -C $(BUILD_DIR)
+
+test: deps build hugepages
+	@$(TEST_ENV) SANITIZE=$(SANITIZE) scripts/test.sh fast func
+
+test-fast: deps build hugepages
+	@$(TEST_ENV) SANITIZE=$(QUICK_SANITIZE) scripts/test.sh fast
+
+test-func: deps build hugepages
+	@$(TEST_ENV) SANITIZE=$(QUICK_SANITIZE) scripts/test.sh func
+
+perf: deps build hugepages
+	@$(TEST_ENV) SANITIZE=0 scripts/test.sh perf
+
+# Installing into the system (no DESTDIR) as root refreshes the loader cache.
+install: build
+	meson install -C $(BUILD_DIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
+ifeq ($(DESTDIR),)
+	@if [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+endif
+
+demo: deps build hugepages
+	@scripts/demo.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)
