@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmrdma RoCEv2 device: counters.
+ *
+ * A RoCE device is created from "roce:port=N,ipv4=A.B.C.D,..." (see
+ * doc/guides/roce.rst) either by configuration or with
+ * pmr_device_create("roce", args) in a DPDK application.
+ */
+#ifndef PMR_ROCE_H
+#define PMR_ROCE_H
+
+#include <stdint.h>
+
+#include "pmr_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Port counters of a RoCE device (monotonic since the device was made). */
+struct pmr_roce_port_stats {
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+	uint64_t tx_drops;           /**< transmit ring full, no mbuf */
+	uint64_t rx_drop_not_roce;   /**< not ARP and not RoCEv2 for us */
+	uint64_t rx_drop_malformed;  /**< truncated, bad headers, bad lengths */
+	uint64_t rx_drop_icrc;       /**< bad ICRC */
+	uint64_t rx_drop_unknown_qp; /**< destination QP does not exist */
+	uint64_t rx_drop_state;      /**< QP not in a state to receive */
+	uint64_t rx_drop_qkey;       /**< UD: Q_Key mismatch */
+	uint64_t rx_drop_no_recv;    /**< UD/UC: no receive WR posted */
+	uint64_t arp_rx, arp_tx;
+	uint64_t retransmits;        /**< go-back-N restarts */
+	uint64_t timeouts;           /**< local ACK timeouts */
+	uint64_t nak_seq_rx, nak_seq_tx;
+	uint64_t nak_rnr_rx, nak_rnr_tx;
+	uint64_t nak_inv_rx, nak_inv_tx;
+	uint64_t nak_acc_rx, nak_acc_tx;
+	uint64_t nak_op_rx, nak_op_tx;
+	uint64_t rnr_waits;
+	uint64_t dup_requests;       /**< duplicate requests / stale answers */
+	uint64_t out_of_seq;         /**< requests beyond the expected PSN */
+};
+
+/** Counters of one QP. */
+struct pmr_roce_qp_stats {
+	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
+	uint64_t retransmits, rnr_waits, nak_rx, nak_tx, dup_rx;
+};
+
+/**
+ * Read the port counters of a RoCE device.
+ * @return 0, or EINVAL if the device is not a RoCE device.
+ */
+int pmr_roce_port_stats(struct pmr_device *device,
+			struct pmr_roce_port_stats *stats);
+
+/**
+ * Read the counters of a QP of a RoCE device.
+ * @return 0, or EINVAL if the QP is not on a RoCE device.
+ */
+int pmr_roce_qp_stats(struct pmr_qp *qp, struct pmr_roce_qp_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMR_ROCE_H */

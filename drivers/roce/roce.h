@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The software RoCEv2 device: internal state shared by its parts.
+ *
+ *   roce_dev.c   port set-up, arguments, contexts, progress, service core
+ *   roce_net.c   Ethernet/ARP, neighbour table, rx dispatch, tx queue
+ *   roce_req.c   requester: WQEs -> request packets, retransmission
+ *   roce_comp.c  completer: ACK/NAK/read responses/atomic ACKs -> CQEs
+ *   roce_resp.c  responder: request packets -> memory, receives, replies
+ */
+#ifndef ROCE_H
+#define ROCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "pmr_driver.h"
+#include "pmr_roce.h"
+#include "wire.h"
+
+extern int roce_logtype;
+#define ROCE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, roce_logtype, "pmr_roce: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define ROCE_RX_BURST 32
+#define ROCE_TX_MAX 64
+#define ROCE_NEIGH_MAX 64
+#define ROCE_MAX_FRAME (14 + 4 + 40 + 8 + 12 + 28 + 4096 + 4 + 4)
+#define ROCE_MBUF_DATA 8192
+#define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
+#define ROCE_ACKREQ_EVERY 64            /* AckReq within long messages */
+#define ROCE_ARP_RETRY_MS 200
+
+struct roce_neigh {
+	uint8_t ip[16];                   /* GID form */
+	uint8_t mac[6];
+	uint8_t state;                    /* 0 free, 1 incomplete, 2 valid, 3 static */
+	uint64_t last_req;                /* TSC of the last ARP request */
+};
+
+struct roce_dev {
+	uint16_t port_id;
+	uint16_t queue;
+	uint8_t mac[6];
+	uint8_t gid4[16];                 /* ::ffff:a.b.c.d */
+	bool has_ipv4;
+	enum pmr_mtu max_mtu;
+	enum pmr_progress_mode default_mode;
+	int service_lcore;                /* -1: none */
+	uint32_t service_id;
+	bool service_registered;
+	struct rte_mempool *pool;
+	uint64_t tsc_hz;
+	uint16_t ip_id;
+	bool port_started;
+	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
+	struct roce_neigh neigh[ROCE_NEIGH_MAX];
+	struct rte_mbuf *tx[ROCE_TX_MAX];
+	uint16_t ntx;
+	struct pmr_roce_port_stats st;
+};
+
+/* Per send WQE bookkeeping, indexed like the SQ slots. */
+struct roce_swqe_st {
+	uint32_t first_psn;
+	uint32_t npkts;                   /* PSNs the WQE uses */
+	enum pmr_wc_status local_err;     /* set: fails when it reaches the head */
+};
+
+/* A READ or atomic the responder executed (kept for duplicates). */
+struct roce_res {
+	uint8_t kind;                     /* 0 free, 1 READ, 2 atomic */
+	uint32_t psn;                     /* first PSN */
+	uint32_t npkts;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint64_t orig;                    /* atomic: the original value */
+	/* READ response generation */
+	bool active;
+	uint32_t sent;                    /* bytes sent */
+	uint32_t next_psn;
+};
+
+struct roce_qp {
+	struct pmr_qp_obj *qp;
+	uint16_t sport;
+	uint8_t dmac[6];
+	bool dmac_valid;
+	struct roce_swqe_st *wst;         /* sq.size entries */
+
+	/* requester */
+	uint32_t req_idx;                 /* next WQE to send (SQ index) */
+	uint32_t req_off;                 /* bytes of it already sent */
+	uint32_t req_psn;                 /* next PSN */
+	uint32_t una_psn;                 /* oldest unacknowledged PSN */
+	uint32_t read_off;                /* bytes of the head READ received */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
+	uint64_t rnr_deadline;            /* TSC; 0 when not waiting */
+	uint32_t pkts_since_ackreq;
+
+	/* responder */
+	uint32_t epsn;                    /* expected PSN */
+	uint32_t msn;
+	bool nak_seq_sent;
+	bool in_send;                     /* inside a multi-packet SEND */
+	bool in_write;                    /* inside a multi-packet WRITE */
+	uint32_t recv_off;
+	uint8_t *wr_ptr;
+	uint32_t wr_rkey;
+	uint32_t wr_left;
+	uint32_t wr_len;
+	bool ack_pending;
+	uint8_t ack_syn;
+	uint32_t ack_psn;
+	struct roce_res res[PMR_MAX_RD_ATOMIC];
+	uint32_t res_next;
+	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
+
+	bool need_req_reset;              /* applied by the next progress */
+	bool need_resp_reset;
+	struct pmr_roce_qp_stats st;
+};
+
+static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
+{
+	return qp->ctx->dev->priv;
+}
+
+static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
+{
+	return ns * d->tsc_hz / 1000000000ull;
+}
+
+/* roce_net.c */
+void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
+void roce_tx_flush(struct roce_dev *d);
+uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
+		       struct rte_mbuf **mp, int *hdr_len);
+void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
+void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
+		     struct wire_build *b, const uint8_t *dgid);
+bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac);
+int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
+		   bool stat);
+
+/* roce_req.c */
+unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
+			  unsigned int budget, uint64_t now);
+void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
+void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now);
+void roce_req_reset(struct roce_qp *rq);
+
+/* roce_comp.c */
+void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq,
+		  const uint8_t *frame, const struct wire_pkt *p);
+
+/* roce_resp.c */
+void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq,
+		  const uint8_t *frame, const struct wire_pkt *p);
+unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
+			   unsigned int budget);
+void roce_resp_reset(struct roce_qp *rq);
+bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr);
+
+/* Copy bytes [off, off + len) of a send WQE's data to dst. */
+bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
+		     uint32_t len, uint8_t *dst);
+/* Copy len bytes to a list of local SGEs at offset off (LOCAL_WRITE). */
+bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
+		      uint32_t nsge, uint32_t off, const uint8_t *src,
+		      uint32_t len);
+
+#endif /* ROCE_H */

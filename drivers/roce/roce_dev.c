@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RoCE device: arguments, ethdev port set-up, contexts, the progress
+ * function (rx burst -> responder/completer, timers, requester, tx
+ * burst), the service-core mode and the counters.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_lcore.h>
+#include <rte_service.h>
+#include <rte_service_component.h>
+
+#include "roce.h"
+
+RTE_LOG_REGISTER(roce_logtype, pmr.roce, NOTICE);
+
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define POOL_MBUFS 8191
+#define START_RETRY_MS 5000
+
+/* ---- arguments ---------------------------------------------------------- */
+
+struct roce_args {
+	struct roce_dev *d;
+	int port;
+	bool has_mac;
+	uint8_t mac[6];
+	int nneigh;
+	uint8_t neigh_ip[ROCE_NEIGH_MAX][16];
+	uint8_t neigh_mac[ROCE_NEIGH_MAX][6];
+};
+
+static bool parse_mac(const char *s, uint8_t *mac)
+{
+	unsigned int b[6];
+	char extra;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &extra) != 6)
+		return false;
+	for (int i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return false;
+		mac[i] = (uint8_t)b[i];
+	}
+	return true;
+}
+
+static bool parse_ipv4_gid(const char *s, uint8_t *gid)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return false;
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	memcpy(&gid[12], &a, 4);
+	return true;
+}
+
+static int roce_arg(const char *key, const char *value, void *opaque)
+{
+	struct roce_args *a = opaque;
+	struct roce_dev *d = a->d;
+	char *end;
+
+	if (strcmp(key, "port") == 0) {
+		long v = strtol(value, &end, 10);
+
+		if (*end != '\0' || v < 0 || v >= RTE_MAX_ETHPORTS)
+			goto bad;
+		a->port = (int)v;
+	} else if (strcmp(key, "ipv4") == 0) {
+		if (!parse_ipv4_gid(value, d->gid4))
+			goto bad;
+		d->has_ipv4 = true;
+	} else if (strcmp(key, "mac") == 0) {
+		if (!parse_mac(value, a->mac))
+			goto bad;
+		a->has_mac = true;
+	} else if (strcmp(key, "mtu") == 0) {
+		d->max_mtu = pmr_num_to_mtu(atoi(value));
+		if (d->max_mtu == 0)
+			goto bad;
+	} else if (strcmp(key, "neigh") == 0) {
+		/* IP/MAC, e.g. neigh=10.0.0.2/02:00:00:00:00:02 */
+		char ip[64];
+		const char *slash = strchr(value, '/');
+
+		if (slash == NULL || slash - value >= (long)sizeof(ip) ||
+		    a->nneigh == ROCE_NEIGH_MAX)
+			goto bad;
+		memcpy(ip, value, (size_t)(slash - value));
+		ip[slash - value] = '\0';
+		if (!parse_ipv4_gid(ip, a->neigh_ip[a->nneigh]) ||
+		    !parse_mac(slash + 1, a->neigh_mac[a->nneigh]))
+			goto bad;
+		a->nneigh++;
+	} else if (strcmp(key, "progress") == 0) {
+		if (strcmp(value, "inline") == 0)
+			d->default_mode = PMR_PROGRESS_INLINE;
+		else if (strcmp(value, "service") == 0)
+			d->default_mode = PMR_PROGRESS_SERVICE;
+		else if (strcmp(value, "manual") == 0)
+			d->default_mode = PMR_PROGRESS_MANUAL;
+		else
+			goto bad;
+	} else if (strcmp(key, "service_lcore") == 0) {
+		long v = strtol(value, &end, 10);
+
+		if (*end != '\0' || v < 0 || v >= RTE_MAX_LCORE)
+			goto bad;
+		d->service_lcore = (int)v;
+	} else {
+		ROCE_LOG(ERR, "unknown argument '%s'", key);
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	ROCE_LOG(ERR, "bad value '%s' for '%s'", value, key);
+	return -EINVAL;
+}
+
+/* ---- the port ------------------------------------------------------------- */
+
+static int port_start(struct roce_dev *d)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t nrx = RX_DESC, ntx = TX_DESC;
+	int socket = rte_eth_dev_socket_id(d->port_id);
+	int ret;
+
+	if (socket < 0)
+		socket = 0;
+	ret = rte_eth_dev_info_get(d->port_id, &info);
+	if (ret != 0)
+		return ret;
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
+	if (ret != 0) {
+		ROCE_LOG(ERR, "port %u: configure failed: %s", d->port_id,
+			 strerror(-ret));
+		return ret;
+	}
+	rte_eth_dev_adjust_nb_rx_tx_desc(d->port_id, &nrx, &ntx);
+	ret = rte_eth_rx_queue_setup(d->port_id, 0, nrx, (unsigned)socket,
+				     NULL, d->pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(d->port_id, 0, ntx,
+					     (unsigned)socket, NULL);
+	if (ret != 0) {
+		ROCE_LOG(ERR, "port %u: queue set-up failed: %s", d->port_id,
+			 strerror(-ret));
+		return ret;
+	}
+	rte_eth_promiscuous_enable(d->port_id);
+	/* a memif client cannot start before its server exists: retry */
+	for (int ms = 0;; ms += 10) {
+		ret = rte_eth_dev_start(d->port_id);
+		if (ret == 0 || ms >= START_RETRY_MS)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (ret != 0) {
+		ROCE_LOG(ERR, "port %u: start failed: %s", d->port_id,
+			 strerror(-ret));
+		return ret;
+	}
+	d->port_started = true;
+	return 0;
+}
+
+static int roce_probe(struct pmr_dev_obj *dev, const char *args)
+{
+	struct roce_args a;
+	struct pmr_device_attr *at = &dev->attr;
+	struct rte_ether_addr ea;
+	struct roce_dev *d;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	a.d = d;
+	d->max_mtu = PMR_MTU_1024;
+	d->service_lcore = -1;
+	ret = pmr_kvargs_parse(args, roce_arg, &a);
+	if (ret == 0 && !d->has_ipv4) {
+		ROCE_LOG(ERR, "an ipv4= address is required");
+		ret = -EINVAL;
+	}
+	if (ret == 0 && !rte_eth_dev_is_valid_port((uint16_t)a.port)) {
+		ROCE_LOG(ERR, "no ethdev port %d (is EAL initialised, the "
+			 "vdev created?)", a.port);
+		ret = -ENODEV;
+	}
+	if (ret != 0) {
+		free(d);
+		return ret;
+	}
+	d->port_id = (uint16_t)a.port;
+	d->tsc_hz = rte_get_tsc_hz();
+	snprintf(name, sizeof(name), "pmr_roce%d", dev->index);
+	d->pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 256, 0,
+					  RTE_PKTMBUF_HEADROOM + ROCE_MBUF_DATA,
+					  rte_socket_id());
+	if (d->pool == NULL) {
+		ROCE_LOG(ERR, "cannot create the mbuf pool: %s",
+			 rte_strerror(rte_errno));
+		free(d);
+		return -ENOMEM;
+	}
+	ret = port_start(d);
+	if (ret != 0) {
+		rte_mempool_free(d->pool);
+		free(d);
+		return ret < 0 ? ret : -EIO;
+	}
+	if (a.has_mac) {
+		memcpy(d->mac, a.mac, 6);
+	} else {
+		rte_eth_macaddr_get(d->port_id, &ea);
+		memcpy(d->mac, ea.addr_bytes, 6);
+	}
+	for (int i = 0; i < a.nneigh; i++)
+		roce_neigh_add(d, a.neigh_ip[i], a.neigh_mac[i], true);
+	dev->priv = d;
+
+	snprintf(dev->pub.dev_path, sizeof(dev->pub.dev_path),
+		 "ethdev:%u", d->port_id);
+	rte_eth_dev_get_name_by_port(d->port_id, dev->pub.dev_name);
+	snprintf(at->fw_ver, sizeof(at->fw_ver), "pmrdma-roce 0.1");
+	/* node GUID: EUI-64 of the MAC */
+	{
+		uint64_t g = (uint64_t)(d->mac[0] ^ 2) << 56 |
+			     (uint64_t)d->mac[1] << 48 |
+			     (uint64_t)d->mac[2] << 40 | 0xfffeull << 24 |
+			     (uint64_t)d->mac[3] << 16 |
+			     (uint64_t)d->mac[4] << 8 | d->mac[5];
+
+		at->node_guid = (pmr_be64)__builtin_bswap64(g);
+	}
+	at->sys_image_guid = at->node_guid;
+	at->max_mr_size = UINT64_MAX;
+	at->page_size_cap = 4096;
+	at->vendor_id = 0;
+	at->max_qp = PMR_MAX_QP;
+	at->max_qp_wr = PMR_MAX_QP_WR;
+	at->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN |
+			       PMR_DEVICE_PORT_ACTIVE_EVENT;
+	at->max_sge = PMR_MAX_SGE;
+	at->max_sge_rd = PMR_MAX_SGE;
+	at->max_cq = 65536;
+	at->max_cqe = PMR_MAX_CQE;
+	at->max_mr = PMR_MAX_MR - 1;
+	at->max_pd = 65536;
+	at->max_qp_rd_atom = PMR_MAX_RD_ATOMIC;
+	at->max_res_rd_atom = PMR_MAX_RD_ATOMIC * PMR_MAX_QP;
+	at->max_qp_init_rd_atom = PMR_MAX_RD_ATOMIC;
+	at->atomic_cap = PMR_ATOMIC_HCA;
+	at->max_ah = 65536;
+	at->max_srq = 4096;
+	at->max_srq_wr = PMR_MAX_SRQ_WR;
+	at->max_srq_sge = PMR_MAX_SGE;
+	at->max_pkeys = 1;
+	at->local_ca_ack_delay = 15;
+	at->phys_port_cnt = 1;
+	memcpy(dev->gid[0].raw, d->gid4, 16);
+	dev->gid_count = 1;
+	ROCE_LOG(INFO, "%s on port %u (%s), GID ::ffff:%u.%u.%u.%u",
+		 dev->pub.name, d->port_id, dev->pub.dev_name, d->gid4[12],
+		 d->gid4[13], d->gid4[14], d->gid4[15]);
+	return 0;
+}
+
+static void roce_remove(struct pmr_dev_obj *dev)
+{
+	struct roce_dev *d = dev->priv;
+
+	if (d->port_started)
+		rte_eth_dev_stop(d->port_id);
+	rte_mempool_free(d->pool);
+	free(d);
+}
+
+static int roce_query_port(struct pmr_dev_obj *dev, uint8_t port,
+			   struct pmr_port_attr *a)
+{
+	struct roce_dev *d = dev->priv;
+	struct rte_eth_link link;
+
+	(void)port;
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(d->port_id, &link);
+	a->state = link.link_status ? PMR_PORT_ACTIVE : PMR_PORT_DOWN;
+	a->phys_state = link.link_status ? 5 : 3;   /* LinkUp / Disabled */
+	a->max_mtu = d->max_mtu;
+	a->active_mtu = d->max_mtu;
+	a->gid_tbl_len = (int)(sizeof(dev->gid) / sizeof(dev->gid[0]));
+	a->port_cap_flags = PMR_PORT_CM_SUP | PMR_PORT_IP_BASED_GIDS;
+	a->max_msg_sz = 1u << 31;
+	a->pkey_tbl_len = 1;
+	a->max_vl_num = 1;
+	a->active_width = 1;
+	a->active_speed = 32;
+	a->link_layer = PMR_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+/* ---- progress ------------------------------------------------------------- */
+
+static void qp_apply_resets(struct roce_qp *rq)
+{
+	if (rq->need_resp_reset) {
+		rq->need_resp_reset = false;
+		roce_resp_reset(rq);
+	}
+	if (rq->need_req_reset) {
+		rq->need_req_reset = false;
+		roce_req_reset(rq);
+	}
+}
+
+static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
+{
+	struct roce_dev *d = ctx->dev->priv;
+	struct rte_mbuf *pkts[ROCE_RX_BURST];
+	struct pmr_list *pos;
+	unsigned int done = 0;
+	uint16_t n;
+	uint64_t now;
+
+	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
+			     budget < ROCE_RX_BURST ? (uint16_t)budget :
+			     ROCE_RX_BURST);
+	PMR_LIST_FOREACH(pos, &ctx->qps)
+		qp_apply_resets(((struct pmr_qp_obj *)PMR_CONTAINER_OF(pos,
+			struct pmr_qp_obj, link))->priv);
+	for (uint16_t i = 0; i < n; i++) {
+		roce_rx(d, ctx, pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	done = n;
+	now = rte_rdtsc();
+	PMR_LIST_FOREACH(pos, &ctx->qps) {
+		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
+			struct pmr_qp_obj, link);
+		struct roce_qp *rq = qp->priv;
+		unsigned int left = budget > done ? budget - done : 1;
+
+		if (qp->pub.qp_type == PMR_QPT_RC &&
+		    pmr_qp_state(qp) == PMR_QPS_RTS)
+			roce_req_timers(d, rq, now);
+		done += roce_resp_run(d, rq, left);
+		left = budget > done ? budget - done : 1;
+		done += roce_req_run(d, rq, left, now);
+	}
+	roce_tx_flush(d);
+	return (int)done;
+}
+
+/* ---- contexts and the service core ----------------------------------------- */
+
+static int32_t service_run(void *arg)
+{
+	struct pmr_ctx_obj *ctx = arg;
+
+	return pmr_progress(&ctx->pub, 64) > 0 ? 0 : -EAGAIN;
+}
+
+static int service_start(struct pmr_ctx_obj *ctx)
+{
+	struct roce_dev *d = ctx->dev->priv;
+	struct rte_service_spec spec;
+	int ret;
+
+	if (d->service_lcore < 0) {
+		ROCE_LOG(ERR, "service progress needs service_lcore=N");
+		return -ENOTSUP;
+	}
+	memset(&spec, 0, sizeof(spec));
+	snprintf(spec.name, sizeof(spec.name), "pmr_roce_%d", ctx->dev->index);
+	spec.callback = service_run;
+	spec.callback_userdata = ctx;
+	ret = rte_service_component_register(&spec, &d->service_id);
+	if (ret != 0)
+		return ret;
+	d->service_registered = true;
+	rte_service_component_runstate_set(d->service_id, 1);
+	rte_service_runstate_set(d->service_id, 1);
+	ret = rte_service_lcore_add((uint32_t)d->service_lcore);
+	if (ret != 0 && ret != -EALREADY) {
+		ROCE_LOG(ERR, "lcore %d cannot be a service core: %s",
+			 d->service_lcore, strerror(-ret));
+		return ret;
+	}
+	ret = rte_service_map_lcore_set(d->service_id,
+					(uint32_t)d->service_lcore, 1);
+	if (ret == 0) {
+		ret = rte_service_lcore_start((uint32_t)d->service_lcore);
+		if (ret == -EALREADY)
+			ret = 0;
+	}
+	return ret;
+}
+
+static void service_stop(struct roce_dev *d)
+{
+	if (!d->service_registered)
+		return;
+	rte_service_runstate_set(d->service_id, 0);
+	rte_service_component_runstate_set(d->service_id, 0);
+	while (rte_service_may_be_active(d->service_id) == 1)
+		rte_pause();
+	rte_service_map_lcore_set(d->service_id, (uint32_t)d->service_lcore, 0);
+	rte_service_component_unregister(d->service_id);
+	d->service_registered = false;
+}
+
+static int roce_ctx_open(struct pmr_ctx_obj *ctx)
+{
+	struct roce_dev *d = ctx->dev->priv;
+	int ret;
+
+	if (d->ctx != NULL)
+		return -EBUSY;      /* first version: one context per device */
+	d->ctx = ctx;
+	ctx->mode = d->default_mode;
+	if (ctx->mode == PMR_PROGRESS_SERVICE) {
+		ret = service_start(ctx);
+		if (ret != 0) {
+			service_stop(d);
+			d->ctx = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void roce_ctx_close(struct pmr_ctx_obj *ctx)
+{
+	struct roce_dev *d = ctx->dev->priv;
+
+	service_stop(d);
+	d->ctx = NULL;
+}
+
+static int roce_set_progress_mode(struct pmr_ctx_obj *ctx,
+				  enum pmr_progress_mode mode)
+{
+	struct roce_dev *d = ctx->dev->priv;
+
+	if (mode == ctx->mode)
+		return 0;
+	if (ctx->mode == PMR_PROGRESS_SERVICE)
+		service_stop(d);
+	if (mode == PMR_PROGRESS_SERVICE)
+		return service_start(ctx);
+	return 0;
+}
+
+/* ---- QPs, AHs, MRs ---------------------------------------------------------- */
+
+static int roce_qp_create(struct pmr_qp_obj *qp)
+{
+	struct roce_qp *rq = calloc(1, sizeof(*rq));
+
+	if (rq == NULL)
+		return -ENOMEM;
+	rq->wst = calloc(qp->sq.size, sizeof(*rq->wst));
+	if (rq->wst == NULL) {
+		free(rq);
+		return -ENOMEM;
+	}
+	rq->qp = qp;
+	rq->sport = wire_udp_sport(qp->pub.qp_num);
+	qp->priv = rq;
+	return 0;
+}
+
+static void roce_qp_destroy(struct pmr_qp_obj *qp)
+{
+	struct roce_qp *rq = qp->priv;
+
+	free(rq->wst);
+	free(rq);
+	qp->priv = NULL;
+}
+
+static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
+			  int mask)
+{
+	struct roce_qp *rq = qp->priv;
+	enum pmr_qp_state cur = pmr_qp_state(qp);
+	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
+
+	if (mask & PMR_QP_AV)
+		rq->dmac_valid = false;
+	if (next == PMR_QPS_RESET || (next == PMR_QPS_RTR && cur == PMR_QPS_INIT))
+		rq->need_resp_reset = true;
+	if (next == PMR_QPS_RESET || (next == PMR_QPS_RTS && cur == PMR_QPS_RTR))
+		rq->need_req_reset = true;
+	if ((mask & PMR_QP_DEST_QPN) && qp->pub.qp_type != PMR_QPT_UD)
+		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
+	return 0;
+}
+
+static int roce_ah_create(struct pmr_ah_obj *ah)
+{
+	struct roce_dev *d = pmr_ctx_obj(ah->pub.context)->dev->priv;
+
+	/* start resolving now; sends wait for the answer */
+	roce_resolve(d, ah->attr.grh.dgid.raw, ah->dmac);
+	return 0;
+}
+
+static bool roce_mr_busy(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
+{
+	struct pmr_list *pos;
+
+	PMR_LIST_FOREACH(pos, &ctx->qps) {
+		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
+			struct pmr_qp_obj, link);
+
+		if (roce_resp_mr_busy(qp->priv, mr))
+			return true;
+	}
+	return false;
+}
+
+static const struct pmr_driver roce_driver = {
+	.name = "roce",
+	.needs_eal = true,
+	.probe = roce_probe,
+	.remove = roce_remove,
+	.query_port = roce_query_port,
+	.ctx_open = roce_ctx_open,
+	.ctx_close = roce_ctx_close,
+	.set_progress_mode = roce_set_progress_mode,
+	.qp_create = roce_qp_create,
+	.qp_modify = roce_qp_modify,
+	.qp_destroy = roce_qp_destroy,
+	.ah_create = roce_ah_create,
+	.progress = roce_progress,
+	.mr_busy = roce_mr_busy,
+};
+
+PMR_DRIVER_REGISTER(roce_driver)
+
+/* ---- counters ------------------------------------------------------------------ */
+
+PMR_EXPORT int pmr_roce_port_stats(struct pmr_device *device,
+				   struct pmr_roce_port_stats *stats)
+{
+	struct pmr_dev_obj *dev;
+
+	if (device == NULL || stats == NULL)
+		return EINVAL;
+	dev = pmr_dev_obj(device);
+	if (dev->drv != &roce_driver)
+		return EINVAL;
+	*stats = ((struct roce_dev *)dev->priv)->st;
+	return 0;
+}
+
+PMR_EXPORT int pmr_roce_qp_stats(struct pmr_qp *qp,
+				 struct pmr_roce_qp_stats *stats)
+{
+	struct pmr_qp_obj *q;
+
+	if (qp == NULL || stats == NULL)
+		return EINVAL;
+	q = pmr_qp_obj(qp);
+	if (q->ctx->dev->drv != &roce_driver)
+		return EINVAL;
+	*stats = ((struct roce_qp *)q->priv)->st;
+	return 0;
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Network side of the RoCE device: ARP and the neighbour table, receive
+ * dispatch (RoCEv2 packets to the QPs, the rest dropped cheaply), and the
+ * transmit queue.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_arp.h>
+
+#include "roce.h"
+
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* ---- neighbours ---------------------------------------------------- */
+
+static struct roce_neigh *neigh_find(struct roce_dev *d, const uint8_t *gid)
+{
+	for (int i = 0; i < ROCE_NEIGH_MAX; i++)
+		if (d->neigh[i].state != 0 &&
+		    memcmp(d->neigh[i].ip, gid, 16) == 0)
+			return &d->neigh[i];
+	return NULL;
+}
+
+static struct roce_neigh *neigh_slot(struct roce_dev *d)
+{
+	struct roce_neigh *old = NULL;
+
+	for (int i = 0; i < ROCE_NEIGH_MAX; i++) {
+		if (d->neigh[i].state == 0)
+			return &d->neigh[i];
+		if (d->neigh[i].state != 3 &&
+		    (old == NULL || d->neigh[i].last_req < old->last_req))
+			old = &d->neigh[i];
+	}
+	return old;
+}
+
+int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
+		   bool stat)
+{
+	struct roce_neigh *n = neigh_find(d, gid);
+
+	if (n == NULL)
+		n = neigh_slot(d);
+	if (n == NULL)
+		return -ENOSPC;
+	if (n->state == 3 && !stat)
+		return 0;           /* static entries are never overridden */
+	memcpy(n->ip, gid, 16);
+	memcpy(n->mac, mac, 6);
+	n->state = stat ? 3 : 2;
+	return 0;
+}
+
+static bool gid_is_v4(const uint8_t *gid)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff };
+
+	return memcmp(gid, pfx, 12) == 0;
+}
+
+static void arp_send(struct roce_dev *d, uint16_t op, const uint8_t *tha,
+		     const uint8_t *tip, const uint8_t *dst)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *ah;
+
+	if (m == NULL) {
+		d->st.tx_drops++;
+		return;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	memcpy(&eh->dst_addr, dst, 6);
+	memcpy(&eh->src_addr, d->mac, 6);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	ah = (struct rte_arp_hdr *)(eh + 1);
+	ah->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = 6;
+	ah->arp_plen = 4;
+	ah->arp_opcode = rte_cpu_to_be_16(op);
+	memcpy(&ah->arp_data.arp_sha, d->mac, 6);
+	memcpy(&ah->arp_data.arp_sip, &d->gid4[12], 4);
+	memcpy(&ah->arp_data.arp_tha, tha, 6);
+	memcpy(&ah->arp_data.arp_tip, tip, 4);
+	/* pad to the Ethernet minimum */
+	m->data_len = m->pkt_len = 60;
+	memset((uint8_t *)(ah + 1), 0, 60 - sizeof(*eh) - sizeof(*ah));
+	d->st.arp_tx++;
+	roce_tx_commit(d, m, 60);
+}
+
+bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac)
+{
+	static const uint8_t zero[6];
+	struct roce_neigh *n = neigh_find(d, gid);
+	uint64_t now;
+
+	if (n != NULL && n->state >= 2) {
+		memcpy(mac, n->mac, 6);
+		return true;
+	}
+	if (!gid_is_v4(gid) || !d->has_ipv4)
+		return false;        /* IPv6 neighbour discovery: not yet */
+	now = rte_rdtsc();
+	if (n == NULL) {
+		n = neigh_slot(d);
+		if (n == NULL)
+			return false;
+		memcpy(n->ip, gid, 16);
+		n->state = 1;
+		n->last_req = 0;
+	}
+	if (n->last_req == 0 ||
+	    now - n->last_req > d->tsc_hz / 1000 * ROCE_ARP_RETRY_MS) {
+		n->last_req = now;
+		arp_send(d, RTE_ARP_OP_REQUEST, zero, &gid[12], bcast);
+	}
+	return false;
+}
+
+static void arp_rx(struct roce_dev *d, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *ah;
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+
+	if (m->data_len < sizeof(*eh) + sizeof(*ah) || !d->has_ipv4)
+		return;
+	ah = (struct rte_arp_hdr *)(eh + 1);
+	if (ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ah->arp_hlen != 6 || ah->arp_plen != 4)
+		return;
+	d->st.arp_rx++;
+	memcpy(&gid[12], &ah->arp_data.arp_sip, 4);
+	if (memcmp(&ah->arp_data.arp_tip, &d->gid4[12], 4) != 0) {
+		/* not for us; refresh an entry we already have */
+		if (neigh_find(d, gid) != NULL)
+			roce_neigh_add(d, gid, ah->arp_data.arp_sha.addr_bytes,
+				       false);
+		return;
+	}
+	roce_neigh_add(d, gid, ah->arp_data.arp_sha.addr_bytes, false);
+	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
+		arp_send(d, RTE_ARP_OP_REPLY, ah->arp_data.arp_sha.addr_bytes,
+			 (const uint8_t *)&ah->arp_data.arp_sip,
+			 ah->arp_data.arp_sha.addr_bytes);
+}
+
+/* ---- transmit --------------------------------------------------------- */
+
+void roce_tx_flush(struct roce_dev *d)
+{
+	uint16_t sent = 0;
+
+	if (d->ntx == 0)
+		return;
+	/* a few tries: a full ring empties as the port drains */
+	for (int tries = 0; sent < d->ntx && tries < 4; tries++)
+		sent += rte_eth_tx_burst(d->port_id, d->queue, d->tx + sent,
+					 d->ntx - sent);
+	if (sent < d->ntx) {
+		d->st.tx_drops += d->ntx - sent;
+		rte_pktmbuf_free_bulk(d->tx + sent, d->ntx - sent);
+	}
+	d->ntx = 0;
+}
+
+void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
+{
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	d->st.tx_pkts++;
+	d->st.tx_bytes += (uint64_t)len;
+	d->tx[d->ntx++] = m;
+	if (d->ntx == ROCE_TX_MAX)
+		roce_tx_flush(d);
+}
+
+void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
+		     struct wire_build *b, const uint8_t *dgid)
+{
+	wire_build_init(b);
+	memcpy(b->smac, d->mac, 6);
+	memcpy(b->sgid, d->gid4, 16);
+	memcpy(b->dgid, dgid, 16);
+	b->ip_id = d->ip_id++;
+	b->sport = rq ? rq->sport : wire_udp_sport(1);
+}
+
+/*
+ * Allocate an mbuf and write the headers of *b into it.
+ * @return the frame start (payload goes at frame + *hdr_len), or NULL.
+ */
+uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
+		       struct rte_mbuf **mp, int *hdr_len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	uint8_t *f;
+
+	if (m == NULL) {
+		d->st.tx_drops++;
+		return NULL;
+	}
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	*hdr_len = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), b);
+	if (*hdr_len < 0) {
+		ROCE_LOG(ERR, "cannot build opcode %u: %s", b->opcode,
+			 wire_err_str(*hdr_len));
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	*mp = m;
+	return f;
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
+{
+	const uint8_t *f;
+	struct wire_pkt p;
+	struct pmr_qp_obj *qp;
+	struct roce_qp *rq;
+	int ret;
+
+	d->st.rx_pkts++;
+	d->st.rx_bytes += m->pkt_len;
+	if (m->nb_segs != 1) {
+		/* frames larger than one mbuf are not expected: drop */
+		d->st.rx_drop_malformed++;
+		return;
+	}
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (m->data_len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
+		arp_rx(d, m);
+		return;
+	}
+	ret = wire_parse(f, m->data_len, 0, &p);
+	if (ret != 0) {
+		if (ret == WIRE_ERR_NOT_IP || ret == WIRE_ERR_NOT_ROCE)
+			d->st.rx_drop_not_roce++;
+		else if (ret == WIRE_ERR_BAD_ICRC)
+			d->st.rx_drop_icrc++;
+		else
+			d->st.rx_drop_malformed++;
+		return;
+	}
+	if (memcmp(p.dgid, d->gid4, 16) != 0 ||
+	    (memcmp(p.dmac, d->mac, 6) != 0 && memcmp(p.dmac, bcast, 6) != 0)) {
+		d->st.rx_drop_not_roce++;
+		return;
+	}
+	if (p.info->transport == WIRE_TRANSPORT_CNP) {
+		return;              /* congestion control: not implemented */
+	}
+	qp = pmr_dev_qp(ctx->dev, p.dqpn);
+	if (qp == NULL || qp->ctx != ctx) {
+		d->st.rx_drop_unknown_qp++;
+		return;
+	}
+	rq = qp->priv;
+	if ((p.info->transport == WIRE_TRANSPORT_RC &&
+	     qp->pub.qp_type != PMR_QPT_RC) ||
+	    (p.info->transport == WIRE_TRANSPORT_UC &&
+	     qp->pub.qp_type != PMR_QPT_UC) ||
+	    (p.info->transport == WIRE_TRANSPORT_UD &&
+	     qp->pub.qp_type != PMR_QPT_UD)) {
+		d->st.rx_drop_malformed++;
+		return;
+	}
+	/* learn the peer's MAC from its traffic (it reached us) */
+	if (p.ip_ver == 4 && !rq->dmac_valid &&
+	    memcmp(p.sgid, qp->attr.ah_attr.grh.dgid.raw, 16) == 0)
+		roce_neigh_add(d, p.sgid, p.smac, false);
+	rq->st.rx_pkts++;
+	rq->st.rx_bytes += p.payload_len;
+	if (p.info->flags & WIRE_OPF_REQ)
+		roce_resp_rx(d, rq, f, &p);
+	else
+		roce_comp_rx(d, rq, f, &p);
+}

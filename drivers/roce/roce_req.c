@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester: turns send WQEs into request packets (segmented at the path
+ * MTU), assigns PSNs, keeps the window, runs the local ACK and RNR timers
+ * and restarts go-back-N from a PSN when the completer or a timer asks.
+ */
+#include <string.h>
+
+#include "roce.h"
+
+#define MAX_MSG (1u << 31)
+
+static bool op_is_rd(uint8_t op)
+{
+	return op == PMR_WR_RDMA_READ || op == PMR_WR_ATOMIC_CMP_AND_SWP ||
+	       op == PMR_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static uint32_t path_mtu(const struct pmr_qp_obj *qp)
+{
+	struct roce_dev *d = qp->ctx->dev->priv;
+
+	if (qp->pub.qp_type == PMR_QPT_UD)
+		return (uint32_t)pmr_mtu_to_num(d->max_mtu);
+	return (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
+}
+
+static uint32_t wqe_npkts(const struct pmr_swqe *w, uint32_t mtu)
+{
+	if (w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD || w->length == 0)
+		return 1;
+	return (w->length + mtu - 1) / mtu;
+}
+
+/* ---- local buffers ---------------------------------------------------- */
+
+bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
+		     uint32_t len, uint8_t *dst)
+{
+	struct pmr_dev_obj *dev = qp->ctx->dev;
+	const struct pmr_sge *sge = pmr_swqe_sge(w);
+
+	if (w->inl) {
+		memcpy(dst, pmr_swqe_inline(w) + off, len);
+		return true;
+	}
+	for (uint32_t i = 0; i < w->num_sge && len > 0; i++) {
+		uint32_t n;
+		void *src;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = sge[i].length - off;
+		if (n > len)
+			n = len;
+		src = pmr_mr_check(dev, qp->pub.pd, sge[i].lkey,
+				   sge[i].addr + off, n, 0, false);
+		if (src == NULL)
+			return false;
+		memcpy(dst, src, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0;
+}
+
+bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
+		      uint32_t nsge, uint32_t off, const uint8_t *src,
+		      uint32_t len)
+{
+	struct pmr_dev_obj *dev = qp->ctx->dev;
+
+	for (uint32_t i = 0; i < nsge && len > 0; i++) {
+		uint32_t n;
+		void *dst;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = sge[i].length - off;
+		if (n > len)
+			n = len;
+		dst = pmr_mr_check(dev, qp->pub.pd, sge[i].lkey,
+				   sge[i].addr + off, n,
+				   PMR_ACCESS_LOCAL_WRITE, false);
+		if (dst == NULL)
+			return false;
+		memcpy(dst, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0;
+}
+
+/* Local checks of a WQE before its first packet. */
+static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
+				       struct pmr_swqe *w, uint32_t mtu)
+{
+	struct pmr_dev_obj *dev = qp->ctx->dev;
+	int access = op_is_rd(w->opcode) ? PMR_ACCESS_LOCAL_WRITE : 0;
+
+	if (w->length > MAX_MSG)
+		return PMR_WC_LOC_LEN_ERR;
+	if ((w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ||
+	     w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (w->num_sge != 1 || w->length != 8))
+		return PMR_WC_LOC_LEN_ERR;
+	if (qp->pub.qp_type == PMR_QPT_UD && w->length > mtu)
+		return PMR_WC_LOC_LEN_ERR;
+	if (!w->inl)
+		for (uint32_t i = 0; i < w->num_sge; i++) {
+			const struct pmr_sge *s = &pmr_swqe_sge(w)[i];
+
+			if (s->length != 0 &&
+			    pmr_mr_check(dev, qp->pub.pd, s->lkey, s->addr,
+					 s->length, access, false) == NULL)
+				return PMR_WC_LOC_PROT_ERR;
+		}
+	return PMR_WC_SUCCESS;
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+void roce_req_reset(struct roce_qp *rq)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+
+	rq->req_idx = atomic_load(&qp->sq.cons);
+	rq->req_off = 0;
+	rq->req_psn = qp->attr.sq_psn;
+	rq->una_psn = qp->attr.sq_psn;
+	rq->read_off = 0;
+	rq->retry_left = qp->attr.retry_cnt;
+	rq->rnr_left = qp->attr.rnr_retry;
+	rq->ack_deadline = 0;
+	rq->rnr_deadline = 0;
+	rq->pkts_since_ackreq = 0;
+	rq->dmac_valid = false;
+}
+
+static unsigned int rd_outstanding(struct roce_qp *rq)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	unsigned int n = 0;
+
+	for (uint32_t i = atomic_load_explicit(&qp->sq.cons,
+					       memory_order_relaxed);
+	     i != rq->req_idx; i++)
+		n += op_is_rd(((struct pmr_swqe *)pmr_wq_slot(&qp->sq, i))->opcode);
+	return n;
+}
+
+void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t mtu = path_mtu(qp);
+
+	for (uint32_t i = atomic_load_explicit(&qp->sq.cons,
+					       memory_order_relaxed);
+	     i != rq->req_idx + (rq->req_off ? 1 : 0); i++) {
+		struct roce_swqe_st *s = &rq->wst[i & qp->sq.mask];
+		struct pmr_swqe *w = pmr_wq_slot(&qp->sq, i);
+		uint32_t k = (psn - s->first_psn) & 0xffffff;
+
+		if (k >= s->npkts)
+			continue;
+		rq->req_idx = i;
+		rq->req_off = (w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ||
+			       w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD) ?
+			      0 : k * mtu;
+		rq->req_psn = psn;
+		rq->st.retransmits++;
+		return;
+	}
+}
+
+/* ---- packets ------------------------------------------------------------ */
+
+static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
+			   uint8_t base)
+{
+	bool imm = w->opcode == PMR_WR_SEND_WITH_IMM ||
+		   w->opcode == PMR_WR_RDMA_WRITE_WITH_IMM;
+
+	if (w->opcode == PMR_WR_SEND || w->opcode == PMR_WR_SEND_WITH_IMM) {
+		if (first && last)
+			return base + (imm ? WIRE_OP_RC_SEND_ONLY_IMM :
+				       WIRE_OP_RC_SEND_ONLY);
+		if (first)
+			return base + WIRE_OP_RC_SEND_FIRST;
+		if (last)
+			return base + (imm ? WIRE_OP_RC_SEND_LAST_IMM :
+				       WIRE_OP_RC_SEND_LAST);
+		return base + WIRE_OP_RC_SEND_MIDDLE;
+	}
+	if (first && last)
+		return base + (imm ? WIRE_OP_RC_WRITE_ONLY_IMM :
+			       WIRE_OP_RC_WRITE_ONLY);
+	if (first)
+		return base + WIRE_OP_RC_WRITE_FIRST;
+	if (last)
+		return base + (imm ? WIRE_OP_RC_WRITE_LAST_IMM :
+			       WIRE_OP_RC_WRITE_LAST);
+	return base + WIRE_OP_RC_WRITE_MIDDLE;
+}
+
+/*
+ * Send the next packet of WQE w.
+ * @return 1 sent, 0 could not (no mbuf / no neighbour), -1 local error.
+ */
+static int req_packet(struct roce_dev *d, struct roce_qp *rq,
+		      struct pmr_swqe *w, uint32_t mtu)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	bool ud = qp->pub.qp_type == PMR_QPT_UD;
+	const uint8_t *dgid = ud ? w->ah->attr.grh.dgid.raw :
+			      qp->attr.ah_attr.grh.dgid.raw;
+	struct wire_build b;
+	struct rte_mbuf *m;
+	uint32_t n = 0, npsn = 1;
+	uint8_t *f;
+	int hl;
+	bool first = rq->req_off == 0, last = true;
+
+	if (ud || !rq->dmac_valid) {
+		if (!roce_resolve(d, dgid, rq->dmac))
+			return 0;
+		rq->dmac_valid = !ud;
+	}
+	roce_build_init(d, rq, &b, dgid);
+	memcpy(b.dmac, rq->dmac, 6);
+	b.tclass = ud ? w->ah->attr.grh.traffic_class :
+		   qp->attr.ah_attr.grh.traffic_class;
+	b.psn = rq->req_psn;
+	b.dqpn = ud ? w->remote_qpn : qp->attr.dest_qp_num;
+	b.imm = rte_be_to_cpu_32(w->imm_data);
+
+	switch (w->opcode) {
+	case PMR_WR_SEND:
+	case PMR_WR_SEND_WITH_IMM:
+	case PMR_WR_RDMA_WRITE:
+	case PMR_WR_RDMA_WRITE_WITH_IMM:
+		n = w->length - rq->req_off;
+		if (n > mtu)
+			n = mtu;
+		last = rq->req_off + n == w->length;
+		if (ud) {
+			b.opcode = w->opcode == PMR_WR_SEND_WITH_IMM ?
+				   WIRE_OP_UD_SEND_ONLY_IMM : WIRE_OP_UD_SEND_ONLY;
+			b.qkey = (w->remote_qkey & 0x80000000u) ?
+				 qp->attr.qkey : w->remote_qkey;
+			b.src_qpn = qp->pub.qp_num;
+		} else {
+			b.opcode = send_opcode(w, first, last,
+				qp->pub.qp_type == PMR_QPT_UC ?
+				WIRE_OP_BASE_UC : WIRE_OP_BASE_RC);
+		}
+		b.va = w->remote_addr;
+		b.rkey = w->rkey;
+		b.dma_len = w->length;
+		b.se = last && (w->send_flags & PMR_SEND_SOLICITED) &&
+		       w->opcode != PMR_WR_RDMA_WRITE;
+		break;
+	case PMR_WR_RDMA_READ:
+		b.opcode = WIRE_OP_RC_READ_REQUEST;
+		b.va = w->remote_addr + rq->req_off;
+		b.rkey = w->rkey;
+		b.dma_len = w->length - rq->req_off;
+		npsn = b.dma_len ? (b.dma_len + mtu - 1) / mtu : 1;
+		n = 0;
+		break;
+	default: /* atomics */
+		b.opcode = w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ?
+			   WIRE_OP_RC_COMPARE_SWAP : WIRE_OP_RC_FETCH_ADD;
+		b.va = w->remote_addr;
+		b.rkey = w->rkey;
+		b.swap_add = w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ?
+			     w->swap : w->compare_add;
+		b.compare = w->compare_add;
+		break;
+	}
+	b.payload_len = n;
+	if (qp->pub.qp_type == PMR_QPT_RC)
+		b.ackreq = last || op_is_rd(w->opcode) ||
+			   ++rq->pkts_since_ackreq >= ROCE_ACKREQ_EVERY;
+	if (b.ackreq)
+		rq->pkts_since_ackreq = 0;
+	f = roce_tx_frame(d, &b, &m, &hl);
+	if (f == NULL)
+		return 0;
+	if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	hl = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl + n);
+	if (hl < 0) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	roce_tx_commit(d, m, hl);
+	rq->st.tx_pkts++;
+	rq->st.tx_bytes += n;
+	rq->req_psn = wire_psn_add(rq->req_psn, npsn);
+	rq->req_off = op_is_rd(w->opcode) ? w->length : rq->req_off + n;
+	return 1;
+}
+
+/* ---- the requester loop --------------------------------------------------- */
+
+/*
+ * A fenced WQE waits for every earlier READ and atomic to complete; a READ
+ * or atomic waits while max_rd_atomic of them are outstanding.
+ */
+static bool rd_blocked(struct roce_qp *rq, const struct pmr_swqe *w)
+{
+	unsigned int max = rq->qp->attr.max_rd_atomic ?
+			   rq->qp->attr.max_rd_atomic : 1;
+
+	if (!(w->send_flags & PMR_SEND_FENCE) && !op_is_rd(w->opcode))
+		return false;
+	if (w->send_flags & PMR_SEND_FENCE)
+		return rd_outstanding(rq) > 0;
+	return rd_outstanding(rq) >= max;
+}
+
+unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
+			  unsigned int budget, uint64_t now)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	bool rc = qp->pub.qp_type == PMR_QPT_RC;
+	uint32_t mtu = path_mtu(qp);
+	unsigned int done = 0;
+
+	if (pmr_qp_state(qp) != PMR_QPS_RTS || rq->rnr_deadline != 0)
+		return 0;
+	while (done < budget) {
+		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
+						     memory_order_acquire);
+		uint32_t cons = atomic_load_explicit(&qp->sq.cons,
+						     memory_order_relaxed);
+		struct roce_swqe_st *s = &rq->wst[rq->req_idx & qp->sq.mask];
+		struct pmr_swqe *w;
+		int r;
+
+		if (rq->req_idx == prod)
+			break;
+		w = pmr_wq_slot(&qp->sq, rq->req_idx);
+		if (rq->req_off == 0) {
+			/* starting (or restarting) this WQE: same PSNs again */
+			s->first_psn = rq->req_psn;
+			s->npkts = wqe_npkts(w, mtu);
+			s->local_err = wqe_validate(qp, w, mtu);
+		}
+		if (s->local_err != PMR_WC_SUCCESS) {
+			/* fails in order: once everything before it is done */
+			if (rq->req_idx == cons) {
+				pmr_sq_retire(qp, s->local_err, 0, 0);
+				rq->req_idx++;
+				rq->req_off = 0;
+				done++;
+				if (pmr_qp_state(qp) != PMR_QPS_RTS)
+					break;
+				continue;
+			}
+			break;
+		}
+		if (rc) {
+			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
+			    ROCE_WINDOW)
+				break;
+			if (rq->req_off == 0 && rd_blocked(rq, w))
+				break;
+		}
+		r = req_packet(d, rq, w, mtu);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			s->local_err = PMR_WC_LOC_PROT_ERR;
+			continue;
+		}
+		done++;
+		if (rc && rq->ack_deadline == 0 && qp->attr.timeout != 0)
+			rq->ack_deadline = now + roce_ns_to_tsc(d,
+				wire_ack_timeout_ns(qp->attr.timeout));
+		if (rq->req_off < w->length)
+			continue;
+		/* the WQE is fully sent */
+		rq->req_idx++;
+		rq->req_off = 0;
+		if (!rc)    /* UC and UD complete once handed to the port */
+			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
+	}
+	return done;
+}
+
+void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+
+	if (rq->rnr_deadline != 0 && now >= rq->rnr_deadline)
+		rq->rnr_deadline = 0;
+	if (rq->ack_deadline == 0 || now < rq->ack_deadline)
+		return;
+	if (rq->una_psn == rq->req_psn) {
+		rq->ack_deadline = 0;      /* nothing in flight */
+		return;
+	}
+	d->st.timeouts++;
+	if (rq->retry_left == 0) {
+		pmr_sq_retire(qp, PMR_WC_RETRY_EXC_ERR, 0, 0);
+		rq->ack_deadline = 0;
+		return;
+	}
+	rq->retry_left--;
+	d->st.retransmits++;
+	roce_req_retransmit(rq, rq->una_psn);
+	rq->ack_deadline = now + roce_ns_to_tsc(d,
+		wire_ack_timeout_ns(qp->attr.timeout));
+}

@@ -1,0 +1,664 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder: executes request packets (IBA 9.7.5.2 responder side):
+ * PSN checks (execute / duplicate / out of sequence), receive WQE
+ * consumption, RDMA WRITE placement, READ responses, atomics with saved
+ * results for duplicates, ACK coalescing, NAKs and RNR NAKs.
+ */
+#include <string.h>
+
+#include "roce.h"
+
+#define MAX_MSG (1u << 31)
+
+/* ---- replies ----------------------------------------------------------- */
+
+static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
+			struct wire_build *b, uint8_t opcode, uint32_t psn)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+
+	if (!rq->dmac_valid) {
+		if (!roce_resolve(d, qp->attr.ah_attr.grh.dgid.raw, rq->dmac))
+			return false;
+		rq->dmac_valid = true;
+	}
+	roce_build_init(d, rq, b, qp->attr.ah_attr.grh.dgid.raw);
+	memcpy(b->dmac, rq->dmac, 6);
+	b->tclass = qp->attr.ah_attr.grh.traffic_class;
+	b->opcode = opcode;
+	b->dqpn = qp->attr.dest_qp_num;
+	b->psn = psn;
+	b->msn = rq->msn;
+	b->syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	return true;
+}
+
+static void reply_send(struct roce_dev *d, struct roce_qp *rq,
+		       struct wire_build *b, const uint8_t *payload)
+{
+	struct rte_mbuf *m;
+	uint8_t *f;
+	int hl;
+
+	f = roce_tx_frame(d, b, &m, &hl);
+	if (f == NULL)
+		return;
+	if (b->payload_len)
+		memcpy(f + hl, payload, b->payload_len);
+	hl = wire_build_finish(f, rte_pktmbuf_tailroom(m),
+			       (size_t)hl + b->payload_len);
+	if (hl < 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	roce_tx_commit(d, m, hl);
+	rq->st.tx_pkts++;
+	rq->st.tx_bytes += b->payload_len;
+}
+
+static void send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
+		      uint32_t psn)
+{
+	struct wire_build b;
+
+	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ACKNOWLEDGE, psn))
+		return;
+	b.syndrome = syn;
+	reply_send(d, rq, &b, NULL);
+}
+
+/* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */
+static void nak(struct roce_dev *d, struct roce_qp *rq, enum wire_nak_code c,
+		uint32_t psn, int event)
+{
+	switch (c) {
+	case WIRE_NAK_PSN_SEQ: d->st.nak_seq_tx++; break;
+	case WIRE_NAK_INVALID_REQ: d->st.nak_inv_tx++; break;
+	case WIRE_NAK_REM_ACCESS: d->st.nak_acc_tx++; break;
+	default: d->st.nak_op_tx++; break;
+	}
+	rq->st.nak_tx++;
+	send_aeth(d, rq, wire_syn_nak(c), psn);
+	if (c != WIRE_NAK_PSN_SEQ)
+		pmr_qp_set_error(rq->qp, event);
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+void roce_resp_reset(struct roce_qp *rq)
+{
+	rq->epsn = rq->qp->attr.rq_psn;
+	rq->msn = 0;
+	rq->nak_seq_sent = false;
+	rq->in_send = false;
+	rq->in_write = false;
+	rq->recv_off = 0;
+	rq->ack_pending = false;
+	rq->uc_drop = false;
+	memset(rq->res, 0, sizeof(rq->res));
+	rq->res_next = 0;
+}
+
+bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
+{
+	if (rq->in_write && (rq->wr_rkey >> 8) == mr->index)
+		return true;
+	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
+		if (rq->res[i].active && (rq->res[i].rkey >> 8) == mr->index)
+			return true;
+	return false;
+}
+
+static uint32_t res_slots(const struct roce_qp *rq)
+{
+	uint32_t n = rq->qp->attr.max_dest_rd_atomic;
+
+	return n == 0 ? 1 : n > PMR_MAX_RD_ATOMIC ? PMR_MAX_RD_ATOMIC : n;
+}
+
+/* ---- receive helpers ---------------------------------------------------- */
+
+static void recv_done(struct roce_qp *rq, const struct wire_pkt *p,
+		      const uint8_t *f, enum pmr_wc_opcode op, uint32_t len,
+		      uint32_t src_qp, unsigned int flags)
+{
+	struct pmr_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.status = PMR_WC_SUCCESS;
+	wc.opcode = op;
+	wc.byte_len = len;
+	wc.src_qp = src_qp;
+	wc.wc_flags = flags;
+	if (p->info->flags & WIRE_OPF_IMM) {
+		wc.wc_flags |= PMR_WC_WITH_IMM;
+		wc.imm_data = rte_cpu_to_be_32(wire_immdt_imm(
+			wire_pkt_hdr(f, p, WIRE_HDR_IMMDT)));
+	}
+	pmr_rq_complete(rq->qp, &wc, p->se);
+}
+
+static void recv_fail(struct roce_qp *rq, enum pmr_wc_status st)
+{
+	struct pmr_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.status = st;
+	wc.opcode = PMR_WC_RECV;
+	pmr_rq_complete(rq->qp, &wc, false);
+}
+
+/* Place a WRITE payload in order, its last byte last. */
+static void write_place(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len == 0)
+		return;
+	memcpy(dst, src, len - 1);
+	atomic_thread_fence(memory_order_release);
+	*(volatile uint8_t *)(dst + len - 1) = src[len - 1];
+}
+
+/* ---- RC ---------------------------------------------------------------- */
+
+static void rc_send(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		    const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t fl = p->info->flags;
+
+	if (fl & WIRE_OPF_INV) {      /* SEND with invalidate: no MWs/FRMRs */
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (fl & WIRE_OPF_STARTS) {
+		if (!pmr_rq_take(qp)) {
+			d->st.nak_rnr_tx++;
+			rq->st.nak_tx++;
+			send_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
+				  p->psn);
+			return;       /* the PSN is not consumed */
+		}
+		rq->recv_off = 0;
+	}
+	if ((uint64_t)rq->recv_off + p->payload_len > qp->recv.hdr.length) {
+		/* the receive completes in error first, then the QP is
+		 * flushed by the NAK path: never twice */
+		recv_fail(rq, PMR_WC_LOC_LEN_ERR);
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, -1);
+		return;
+	}
+	if (p->payload_len &&
+	    !roce_sge_scatter(qp, qp->recv.sge, qp->recv.hdr.num_sge,
+			      rq->recv_off, f + p->payload_off, p->payload_len)) {
+		recv_fail(rq, PMR_WC_LOC_PROT_ERR);
+		nak(d, rq, WIRE_NAK_REM_OP, p->psn, -1);
+		return;
+	}
+	rq->recv_off += p->payload_len;
+	rq->in_send = !(fl & WIRE_OPF_ENDS);
+	if (fl & WIRE_OPF_ENDS) {
+		rq->msn = (rq->msn + 1) & 0xffffff;
+		recv_done(rq, p, f, PMR_WC_RECV, rq->recv_off,
+			  qp->attr.dest_qp_num, 0);
+	}
+	rq->epsn = wire_psn_add(rq->epsn, 1);
+}
+
+static void rc_write(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		     const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t fl = p->info->flags;
+	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
+
+	if (fl & WIRE_OPF_STARTS) {
+		const struct wire_reth *reth = wire_pkt_hdr(f, p, WIRE_HDR_RETH);
+		uint32_t len = wire_reth_len(reth);
+		uint8_t *ptr = NULL;
+
+		if (len > MAX_MSG) {
+			nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+			return;
+		}
+		if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_WRITE)
+			ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd,
+					   wire_reth_rkey(reth),
+					   wire_reth_va(reth), len,
+					   PMR_ACCESS_REMOTE_WRITE, true);
+		if (ptr == NULL) {
+			nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn,
+			    PMR_EVENT_QP_ACCESS_ERR);
+			return;
+		}
+		rq->wr_ptr = ptr;
+		rq->wr_rkey = wire_reth_rkey(reth);
+		rq->wr_left = len;
+		rq->wr_len = len;
+	}
+	if (p->payload_len > rq->wr_left ||
+	    (!(fl & WIRE_OPF_ENDS) && p->payload_len != mtu) ||
+	    ((fl & WIRE_OPF_ENDS) && p->payload_len != rq->wr_left)) {
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if ((fl & WIRE_OPF_IMM) && !pmr_rq_take(qp)) {
+		d->st.nak_rnr_tx++;
+		rq->st.nak_tx++;
+		send_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
+			  p->psn);
+		return;
+	}
+	write_place(rq->wr_ptr, f + p->payload_off, p->payload_len);
+	rq->wr_ptr += p->payload_len;
+	rq->wr_left -= p->payload_len;
+	rq->in_write = !(fl & WIRE_OPF_ENDS);
+	if (fl & WIRE_OPF_ENDS) {
+		rq->msn = (rq->msn + 1) & 0xffffff;
+		if (fl & WIRE_OPF_IMM)
+			recv_done(rq, p, f, PMR_WC_RECV_RDMA_WITH_IMM,
+				  rq->wr_len, qp->attr.dest_qp_num, 0);
+	}
+	rq->epsn = wire_psn_add(rq->epsn, 1);
+}
+
+static struct roce_res *res_find(struct roce_qp *rq, uint8_t kind,
+				 uint32_t psn)
+{
+	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++) {
+		struct roce_res *r = &rq->res[i];
+
+		if (r->kind == kind &&
+		    ((psn - r->psn) & 0xffffff) < r->npkts)
+			return r;
+	}
+	return NULL;
+}
+
+/* Set up (or restart) READ responses for [va, va + len) from `psn`. */
+static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
+		       struct roce_res *r, const uint8_t *f,
+		       const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	const struct wire_reth *reth = wire_pkt_hdr(f, p, WIRE_HDR_RETH);
+	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
+	uint32_t len = wire_reth_len(reth);
+	void *ptr = NULL;
+
+	if (len > MAX_MSG || qp->attr.max_dest_rd_atomic == 0) {
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_READ)
+		ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd,
+				   wire_reth_rkey(reth), wire_reth_va(reth),
+				   len, PMR_ACCESS_REMOTE_READ, true);
+	if (ptr == NULL) {
+		nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn, PMR_EVENT_QP_ACCESS_ERR);
+		return false;
+	}
+	r->kind = 1;
+	r->psn = p->psn;
+	r->npkts = len ? (len + mtu - 1) / mtu : 1;
+	r->va = wire_reth_va(reth);
+	r->rkey = wire_reth_rkey(reth);
+	r->len = len;
+	r->sent = 0;
+	r->next_psn = p->psn;
+	r->active = true;
+	return true;
+}
+
+static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		    const struct wire_pkt *p)
+{
+	struct roce_res *r = &rq->res[rq->res_next % res_slots(rq)];
+
+	if (r->active) {
+		/* more READs in flight than max_dest_rd_atomic allows */
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (!read_setup(d, rq, r, f, p))
+		return;
+	rq->res_next++;
+	rq->msn = (rq->msn + 1) & 0xffffff;
+	rq->epsn = wire_psn_add(rq->epsn, r->npkts);
+}
+
+static void atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
+		       uint64_t orig)
+{
+	struct wire_build b;
+
+	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
+		return;
+	b.orig = orig;
+	reply_send(d, rq, &b, NULL);
+}
+
+static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
+		      const uint8_t *f, const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	const struct wire_atmeth *a = wire_pkt_hdr(f, p, WIRE_HDR_ATMETH);
+	struct roce_res *r = &rq->res[rq->res_next % res_slots(rq)];
+	uint64_t va = wire_atmeth_va(a), orig;
+	uint64_t *t = NULL;
+
+	if ((va & 7) || qp->attr.max_dest_rd_atomic == 0 || r->active) {
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_ATOMIC)
+		t = pmr_mr_check(qp->ctx->dev, qp->pub.pd, wire_atmeth_rkey(a),
+				 va, 8, PMR_ACCESS_REMOTE_ATOMIC, true);
+	if (t == NULL) {
+		nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn, PMR_EVENT_QP_ACCESS_ERR);
+		return;
+	}
+	if (p->opcode == WIRE_OP_RC_FETCH_ADD) {
+		orig = __atomic_fetch_add(t, wire_atmeth_swap_add(a),
+					  __ATOMIC_SEQ_CST);
+	} else {
+		orig = wire_atmeth_compare(a);
+		__atomic_compare_exchange_n(t, &orig, wire_atmeth_swap_add(a),
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	}
+	memset(r, 0, sizeof(*r));
+	r->kind = 2;
+	r->psn = p->psn;
+	r->npkts = 1;
+	r->orig = orig;
+	rq->res_next++;
+	rq->msn = (rq->msn + 1) & 0xffffff;
+	rq->epsn = wire_psn_add(rq->epsn, 1);
+	atomic_ack(d, rq, p->psn, orig);
+}
+
+static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
+			 const uint8_t *f, const struct wire_pkt *p)
+{
+	uint32_t fl = p->info->flags;
+	struct roce_res *r;
+
+	d->st.dup_requests++;
+	rq->st.dup_rx++;
+	if (fl & WIRE_OPF_READ) {
+		/* executed again: the data may have changed */
+		r = res_find(rq, 1, p->psn);
+		if (r != NULL)
+			read_setup(d, rq, r, f, p);
+		return;
+	}
+	if (fl & WIRE_OPF_ATOMIC) {
+		/* never executed twice: replay the saved result */
+		r = res_find(rq, 2, p->psn);
+		if (r != NULL)
+			atomic_ack(d, rq, p->psn, r->orig);
+		return;
+	}
+	/* SEND / WRITE: acknowledge again, up to what was executed */
+	rq->ack_pending = true;
+	rq->ack_psn = wire_psn_add(rq->epsn, 0xffffff);
+}
+
+static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		  const struct wire_pkt *p)
+{
+	uint32_t fl = p->info->flags;
+	int32_t c = wire_psn_cmp(p->psn, rq->epsn);
+
+	if (c < 0) {
+		rc_duplicate(d, rq, f, p);
+		return;
+	}
+	if (c > 0) {
+		d->st.out_of_seq++;
+		if (!rq->nak_seq_sent) {
+			rq->nak_seq_sent = true;
+			nak(d, rq, WIRE_NAK_PSN_SEQ, rq->epsn, -1);
+		}
+		return;
+	}
+	rq->nak_seq_sent = false;
+	/* opcode sequence: a message in progress continues, none starts
+	 * with MIDDLE or LAST (IBA 9.7.5.2.3 / C9-37) */
+	if ((rq->in_send && !((fl & WIRE_OPF_SEND) &&
+			      (fl & (WIRE_OPF_MIDDLE | WIRE_OPF_LAST)))) ||
+	    (rq->in_write && !((fl & WIRE_OPF_WRITE) &&
+			       (fl & (WIRE_OPF_MIDDLE | WIRE_OPF_LAST)))) ||
+	    (!rq->in_send && !rq->in_write &&
+	     (fl & (WIRE_OPF_MIDDLE | WIRE_OPF_LAST)))) {
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (fl & WIRE_OPF_SEND)
+		rc_send(d, rq, f, p);
+	else if (fl & WIRE_OPF_WRITE)
+		rc_write(d, rq, f, p);
+	else if (fl & WIRE_OPF_READ)
+		rc_read(d, rq, f, p);
+	else if (fl & WIRE_OPF_ATOMIC)
+		rc_atomic(d, rq, f, p);
+	if ((fl & (WIRE_OPF_SEND | WIRE_OPF_WRITE)) && p->ackreq &&
+	    rq->epsn == wire_psn_add(p->psn, 1)) {
+		rq->ack_pending = true;
+		rq->ack_psn = p->psn;
+	}
+}
+
+/* ---- UC ---------------------------------------------------------------- */
+
+static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		  const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t fl = p->info->flags;
+
+	if (p->psn != rq->epsn || rq->uc_drop) {
+		if (!(fl & WIRE_OPF_STARTS)) {
+			/* a gap: drop the rest of this message */
+			rq->uc_drop = true;
+			rq->epsn = wire_psn_add(p->psn, 1);
+			d->st.out_of_seq++;
+			return;
+		}
+		rq->uc_drop = false;
+		rq->in_send = rq->in_write = false;
+	}
+	rq->epsn = wire_psn_add(p->psn, 1);
+	if ((rq->in_send || rq->in_write) && (fl & WIRE_OPF_STARTS))
+		rq->in_send = rq->in_write = false;   /* previous one abandoned */
+	if (fl & WIRE_OPF_SEND) {
+		if ((fl & WIRE_OPF_STARTS) && !pmr_rq_take(qp)) {
+			d->st.rx_drop_no_recv++;
+			rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+			return;
+		}
+		if (fl & WIRE_OPF_STARTS)
+			rq->recv_off = 0;
+		if ((uint64_t)rq->recv_off + p->payload_len >
+		    qp->recv.hdr.length) {
+			recv_fail(rq, PMR_WC_LOC_LEN_ERR);
+			return;
+		}
+		if (p->payload_len &&
+		    !roce_sge_scatter(qp, qp->recv.sge, qp->recv.hdr.num_sge,
+				      rq->recv_off, f + p->payload_off,
+				      p->payload_len)) {
+			recv_fail(rq, PMR_WC_LOC_PROT_ERR);
+			return;
+		}
+		rq->recv_off += p->payload_len;
+		rq->in_send = !(fl & WIRE_OPF_ENDS);
+		if (fl & WIRE_OPF_ENDS)
+			recv_done(rq, p, f, PMR_WC_RECV, rq->recv_off,
+				  qp->attr.dest_qp_num, 0);
+		return;
+	}
+	/* WRITE */
+	if (fl & WIRE_OPF_STARTS) {
+		const struct wire_reth *reth = wire_pkt_hdr(f, p, WIRE_HDR_RETH);
+		uint8_t *ptr = NULL;
+
+		if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_WRITE)
+			ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd,
+					   wire_reth_rkey(reth),
+					   wire_reth_va(reth),
+					   wire_reth_len(reth),
+					   PMR_ACCESS_REMOTE_WRITE, true);
+		if (ptr == NULL) {
+			rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+			return;       /* UC: silently dropped */
+		}
+		rq->wr_ptr = ptr;
+		rq->wr_rkey = wire_reth_rkey(reth);
+		rq->wr_left = rq->wr_len = wire_reth_len(reth);
+	}
+	if (p->payload_len > rq->wr_left) {
+		rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+		rq->in_write = false;
+		return;
+	}
+	if ((fl & WIRE_OPF_IMM) && !pmr_rq_take(qp)) {
+		d->st.rx_drop_no_recv++;
+		rq->in_write = false;
+		return;
+	}
+	write_place(rq->wr_ptr, f + p->payload_off, p->payload_len);
+	rq->wr_ptr += p->payload_len;
+	rq->wr_left -= p->payload_len;
+	rq->in_write = !(fl & WIRE_OPF_ENDS);
+	if ((fl & WIRE_OPF_ENDS) && (fl & WIRE_OPF_IMM))
+		recv_done(rq, p, f, PMR_WC_RECV_RDMA_WITH_IMM, rq->wr_len,
+			  qp->attr.dest_qp_num, 0);
+}
+
+/* ---- UD ---------------------------------------------------------------- */
+
+static void ud_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		  const struct wire_pkt *p)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	const struct wire_deth *deth = wire_pkt_hdr(f, p, WIRE_HDR_DETH);
+	uint8_t grh[40];
+
+	if (wire_deth_qkey(deth) != qp->attr.qkey) {
+		d->st.rx_drop_qkey++;
+		return;
+	}
+	if (!pmr_rq_take(qp)) {
+		d->st.rx_drop_no_recv++;
+		return;
+	}
+	if ((uint64_t)p->payload_len + 40 > qp->recv.hdr.length) {
+		recv_fail(rq, PMR_WC_LOC_LEN_ERR);
+		return;
+	}
+	/* the GRH area: IPv4 gets 20 zero bytes, then its IP header */
+	memset(grh, 0, sizeof(grh));
+	if (p->ip_ver == 4)
+		memcpy(grh + 20, f + p->ip_off, 20);
+	else
+		memcpy(grh, f + p->ip_off, 40);
+	if (!roce_sge_scatter(qp, qp->recv.sge, qp->recv.hdr.num_sge, 0, grh,
+			      40) ||
+	    (p->payload_len &&
+	     !roce_sge_scatter(qp, qp->recv.sge, qp->recv.hdr.num_sge, 40,
+			       f + p->payload_off, p->payload_len))) {
+		recv_fail(rq, PMR_WC_LOC_PROT_ERR);
+		return;
+	}
+	recv_done(rq, p, f, PMR_WC_RECV, p->payload_len + 40,
+		  wire_deth_sqp(deth), PMR_WC_GRH);
+}
+
+void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+		  const struct wire_pkt *p)
+{
+	enum pmr_qp_state st = pmr_qp_state(rq->qp);
+
+	if (st != PMR_QPS_RTR && st != PMR_QPS_RTS && st != PMR_QPS_SQD &&
+	    st != PMR_QPS_SQE) {
+		d->st.rx_drop_state++;
+		return;
+	}
+	switch (rq->qp->pub.qp_type) {
+	case PMR_QPT_RC:
+		rc_rx(d, rq, f, p);
+		break;
+	case PMR_QPT_UC:
+		uc_rx(d, rq, f, p);
+		break;
+	default:
+		ud_rx(d, rq, f, p);
+		break;
+	}
+}
+
+/* ---- replies that wait for the tx phase ----------------------------------- */
+
+static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
+				   struct roce_res *r, unsigned int budget)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
+	unsigned int done = 0;
+
+	while (r->active && done < budget) {
+		uint32_t n = r->len - r->sent;
+		uint32_t idx = (r->next_psn - r->psn) & 0xffffff;
+		bool first = idx == 0, last;
+		struct wire_build b;
+		uint8_t op;
+		const uint8_t *src;
+
+		if (n > mtu)
+			n = mtu;
+		last = r->sent + n == r->len;
+		op = first && last ? WIRE_OP_RC_READ_RESPONSE_ONLY :
+		     first ? WIRE_OP_RC_READ_RESPONSE_FIRST :
+		     last ? WIRE_OP_RC_READ_RESPONSE_LAST :
+		     WIRE_OP_RC_READ_RESPONSE_MIDDLE;
+		src = pmr_mr_check(qp->ctx->dev, qp->pub.pd, r->rkey,
+				   r->va + r->sent, n, PMR_ACCESS_REMOTE_READ,
+				   true);
+		if (src == NULL || !reply_begin(d, rq, &b, op, r->next_psn)) {
+			r->active = src != NULL;   /* MR gone: give up */
+			break;
+		}
+		b.payload_len = n;
+		reply_send(d, rq, &b, src);
+		r->sent += n;
+		r->next_psn = wire_psn_add(r->next_psn, 1);
+		done++;
+		if (last)
+			r->active = false;
+	}
+	return done;
+}
+
+unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
+			   unsigned int budget)
+{
+	unsigned int done = 0;
+	uint32_t slots = res_slots(rq);
+
+	if (rq->ack_pending) {
+		rq->ack_pending = false;
+		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
+			  rq->ack_psn);
+		done++;
+	}
+	/* responses go out in PSN order: oldest resource first */
+	for (uint32_t i = 0; i < slots && done < budget; i++) {
+		struct roce_res *r = &rq->res[(rq->res_next + i) % slots];
+
+		if (r->active)
+			done += read_responses(d, rq, r, budget - done);
+	}
+	return done;
+}

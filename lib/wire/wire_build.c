@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 frame builder: the header stack for one packet, then the trailer
+ * (pad, lengths, IPv4 checksum, ICRC) once the payload is in place.
+ */
+#include <string.h>
+
+#include "wire.h"
+
+void wire_build_init(struct wire_build *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->ttl = WIRE_TTL_DEFAULT;
+	b->pkey = WIRE_PKEY_DEFAULT;
+}
+
+static void put_ext_hdrs(uint8_t *bth, const struct wire_opcode_info *info,
+			 const struct wire_build *b)
+{
+	/* Zero everything after the BTH first: reserved bytes (DETH, CNP). */
+	memset(bth + WIRE_BTH_LEN, 0, info->hdr_len - WIRE_BTH_LEN);
+
+	if (info->hdrs & WIRE_HM_RETH) {
+		struct wire_reth *h = (void *)(bth + info->off[WIRE_HDR_RETH]);
+
+		wire_reth_set_va(h, b->va);
+		wire_reth_set_rkey(h, b->rkey);
+		wire_reth_set_len(h, b->dma_len);
+	}
+	if (info->hdrs & WIRE_HM_AETH) {
+		struct wire_aeth *h = (void *)(bth + info->off[WIRE_HDR_AETH]);
+
+		wire_aeth_set_syn(h, b->syndrome);
+		wire_aeth_set_msn(h, b->msn);
+	}
+	if (info->hdrs & WIRE_HM_ATMETH) {
+		struct wire_atmeth *h = (void *)(bth + info->off[WIRE_HDR_ATMETH]);
+
+		wire_atmeth_set_va(h, b->va);
+		wire_atmeth_set_rkey(h, b->rkey);
+		wire_atmeth_set_swap_add(h, b->swap_add);
+		wire_atmeth_set_compare(h, b->compare);
+	}
+	if (info->hdrs & WIRE_HM_ATMACK) {
+		struct wire_atmack *h = (void *)(bth + info->off[WIRE_HDR_ATMACK]);
+
+		wire_atmack_set_orig(h, b->orig);
+	}
+	if (info->hdrs & WIRE_HM_IMMDT) {
+		struct wire_immdt *h = (void *)(bth + info->off[WIRE_HDR_IMMDT]);
+
+		wire_immdt_set_imm(h, b->imm);
+	}
+	if (info->hdrs & WIRE_HM_IETH) {
+		struct wire_ieth *h = (void *)(bth + info->off[WIRE_HDR_IETH]);
+
+		wire_ieth_set_rkey(h, b->inv_rkey);
+	}
+	if (info->hdrs & WIRE_HM_DETH) {
+		struct wire_deth *h = (void *)(bth + info->off[WIRE_HDR_DETH]);
+
+		wire_deth_set_qkey(h, b->qkey);
+		wire_deth_set_sqp(h, b->src_qpn);
+	}
+}
+
+int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
+{
+	const struct wire_opcode_info *info;
+	size_t l2, l3, hdr_len, udp_len;
+	unsigned pad;
+	uint8_t *p;
+
+	if (!buf || !b)
+		return WIRE_ERR_INVAL;
+	info = wire_opcode_info(b->opcode);
+	if (!info)
+		return WIRE_ERR_BAD_OPCODE;
+	if (b->payload_len && !(info->flags & WIRE_OPF_PAYLOAD))
+		return WIRE_ERR_INVAL;
+	l2 = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
+	l3 = b->ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN;
+	hdr_len = l2 + l3 + WIRE_UDP_LEN + info->hdr_len;
+	pad = wire_pad_len(b->payload_len);
+	/* the IP datagram must fit its 16-bit length field */
+	if (b->payload_len > 0xFFFF)
+		return WIRE_ERR_INVAL;
+	udp_len = WIRE_UDP_LEN + info->hdr_len + b->payload_len + pad +
+		  WIRE_ICRC_LEN;
+	if (udp_len > 0xFFFF - (b->ipv6 ? 0 : WIRE_IPV4_LEN))
+		return WIRE_ERR_INVAL;
+	if (cap < hdr_len)
+		return WIRE_ERR_NOSPC;
+
+	/* Ethernet [+ 802.1Q] */
+	p = buf;
+	memcpy(p, b->dmac, 6);
+	memcpy(p + 6, b->smac, 6);
+	if (b->vlan) {
+		wire_put16(p + 12, WIRE_ETHERTYPE_VLAN);
+		wire_put16(p + 14, b->vlan_tci);
+		p += WIRE_VLAN_LEN;
+	}
+	wire_put16(p + 12, b->ipv6 ? WIRE_ETHERTYPE_IPV6 : WIRE_ETHERTYPE_IPV4);
+	p += WIRE_ETH_LEN;
+
+	/* IP */
+	if (b->ipv6) {
+		struct wire_ipv6 *ip = (void *)p;
+
+		wire_put32(ip->vtcfl, 6u << 28 | (uint32_t)b->tclass << 20 |
+				      (b->flow_label & 0xFFFFF));
+		wire_put16(ip->plen, (uint16_t)udp_len);
+		ip->nxt = WIRE_IPPROTO_UDP;
+		ip->hlim = b->ttl;
+		memcpy(ip->saddr, b->sgid, 16);
+		memcpy(ip->daddr, b->dgid, 16);
+	} else {
+		struct wire_ipv4 *ip = (void *)p;
+
+		ip->ver_ihl = 0x45;
+		ip->tos = b->tclass;
+		wire_put16(ip->tot_len, (uint16_t)(WIRE_IPV4_LEN + udp_len));
+		wire_put16(ip->id, b->ip_id);
+		wire_put16(ip->frag, WIRE_IPV4_DF);
+		ip->ttl = b->ttl;
+		ip->proto = WIRE_IPPROTO_UDP;
+		memcpy(ip->saddr, b->sgid + 12, 4);
+		memcpy(ip->daddr, b->dgid + 12, 4);
+		wire_put16(ip->csum, wire_ipv4_csum(ip));
+	}
+	p += l3;
+
+	/* UDP: checksum 0, as soft-RoCE (the ICRC protects the payload) */
+	{
+		struct wire_udp *udp = (void *)p;
+
+		wire_put16(udp->sport, b->sport);
+		wire_put16(udp->dport, WIRE_ROCE_UDP_PORT);
+		wire_put16(udp->len, (uint16_t)udp_len);
+		wire_put16(udp->csum, 0);
+	}
+	p += WIRE_UDP_LEN;
+
+	/* BTH */
+	{
+		struct wire_bth *bth = (void *)p;
+
+		bth->opcode = b->opcode;
+		bth->flags = (uint8_t)((b->se ? WIRE_BTH_SE : 0) |
+				       (b->mig ? WIRE_BTH_MIG : 0) |
+				       pad << 4);	/* TVer 0 */
+		wire_put16(bth->pkey, b->pkey);
+		bth->fbr = (uint8_t)((b->fecn ? WIRE_BTH_FECN : 0) |
+				     (b->becn ? WIRE_BTH_BECN : 0));
+		wire_put24(bth->qpn, b->dqpn);
+		bth->ack = b->ackreq ? WIRE_BTH_ACKREQ : 0;
+		wire_put24(bth->psn, b->psn);
+		put_ext_hdrs(p, info, b);
+	}
+	return (int)hdr_len;
+}
+
+int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
+{
+	const struct wire_opcode_info *info;
+	size_t ip_off, udp_off, bth_off, payload, total;
+	unsigned pad;
+	uint16_t etype;
+	uint8_t *ip;
+
+	if (!buf || len < WIRE_ETH_LEN)
+		return WIRE_ERR_INVAL;
+	ip_off = WIRE_ETH_LEN;
+	etype = wire_get16(buf + 12);
+	if (etype == WIRE_ETHERTYPE_VLAN) {
+		if (len < WIRE_ETH_LEN + WIRE_VLAN_LEN)
+			return WIRE_ERR_INVAL;
+		etype = wire_get16(buf + 16);
+		ip_off += WIRE_VLAN_LEN;
+	}
+	if (etype == WIRE_ETHERTYPE_IPV4)
+		udp_off = ip_off + WIRE_IPV4_LEN;
+	else if (etype == WIRE_ETHERTYPE_IPV6)
+		udp_off = ip_off + WIRE_IPV6_LEN;
+	else
+		return WIRE_ERR_INVAL;
+	bth_off = udp_off + WIRE_UDP_LEN;
+	if (len < bth_off + WIRE_BTH_LEN)
+		return WIRE_ERR_INVAL;
+	ip = buf + ip_off;
+	if (etype == WIRE_ETHERTYPE_IPV4 ? ip[0] != 0x45 : (ip[0] >> 4) != 6)
+		return WIRE_ERR_INVAL;
+	info = wire_opcode_info(buf[bth_off]);
+	if (!info)
+		return WIRE_ERR_BAD_OPCODE;
+	if (len < bth_off + info->hdr_len)
+		return WIRE_ERR_INVAL;
+	payload = len - bth_off - info->hdr_len;
+	if (payload && !(info->flags & WIRE_OPF_PAYLOAD))
+		return WIRE_ERR_INVAL;
+	pad = wire_pad_len((uint32_t)payload);
+	total = len + pad + WIRE_ICRC_LEN;
+	if (total - udp_off > 0xFFFF ||
+	    (etype == WIRE_ETHERTYPE_IPV4 && total - ip_off > 0xFFFF))
+		return WIRE_ERR_INVAL;
+	if (cap < total)
+		return WIRE_ERR_NOSPC;
+
+	memset(buf + len, 0, pad);
+	wire_bth_set_pad((struct wire_bth *)(void *)(buf + bth_off), pad);
+	if (etype == WIRE_ETHERTYPE_IPV4) {
+		struct wire_ipv4 *ip4 = (void *)ip;
+
+		wire_put16(ip4->tot_len, (uint16_t)(total - ip_off));
+		wire_put16(ip4->csum, wire_ipv4_csum(ip4));
+	} else {
+		struct wire_ipv6 *ip6 = (void *)ip;
+
+		wire_put16(ip6->plen, (uint16_t)(total - udp_off));
+	}
+	wire_put16(buf + udp_off + 4, (uint16_t)(total - udp_off));
+	wire_put16(buf + udp_off + 6, 0);
+	wire_icrc_write(ip, len + pad - ip_off);
+	return (int)total;
+}
+
+uint16_t wire_udp_sport(uint32_t qpn)
+{
+	/* Linux hash_32(qpn, 14): golden-ratio multiplicative hash */
+	uint32_t h = (qpn * 0x61C88647u) >> (32 - 14);
+
+	return (uint16_t)(0xC000 | (h & 0x3FFF));
+}
+
+uint16_t wire_udp_sport_fl(uint32_t flow_label)
+{
+	uint32_t lo = flow_label & 0x3FFF;
+	uint32_t hi = flow_label & 0xFC000;
+
+	lo ^= hi >> 14;
+	return (uint16_t)(0xC000 | lo);
+}
+
+uint16_t wire_udp_sport_flow(uint32_t lqpn, uint32_t rqpn)
+{
+	uint64_t v = (uint64_t)lqpn * rqpn;
+
+	v ^= v >> 20;
+	v ^= v >> 40;
+	return wire_udp_sport_fl((uint32_t)(v & 0xFFFFF));
+}
