@@ -40,4 +40,36 @@ echo "demo: EAL arguments (when a device needs EAL): $PMR_EAL_ARGS"
 echo
 run "$BUILD_DIR/apps/pmr-devinfo/pmr-devinfo"
 run "$BUILD_DIR/examples/verbs_loopback" -n "$ITERS"
+
+# Two processes over memif, each its own RoCE device, one RC connection:
+# WRITE, READ, both atomics and a timed SEND/RECV ping-pong.  On a machine
+# with two cores each process gets its own.
+rc_pair() {
+	local mem sock ctl cores_s=0 cores_c=0 spid rc=0
+	mem=$(scripts/eal-args.sh "$BUILD_DIR")
+	sock=$(mktemp -u /tmp/pmr-demo-memif.XXXXXX)
+	ctl=$(mktemp -u /tmp/pmr-demo-ctl.XXXXXX)
+	if [ "$(nproc)" -ge 2 ]; then cores_s=1; fi
+	local vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+	echo "+ rc_demo over memif: server on core $cores_s, client on core $cores_c"
+	PMR_EAL_ARGS="$mem --file-prefix pmr-demo-s -l $cores_s --vdev $vdev,role=server" \
+	PMR_DEVICES="roce:port=0,ipv4=10.88.0.1,mac=02:00:00:88:00:01" \
+		timeout 60 "$BUILD_DIR/examples/rc_demo" --server --ctl "$ctl" \
+		-n "$ITERS" > "$ctl.server.log" 2>&1 &
+	spid=$!
+	PMR_EAL_ARGS="$mem --file-prefix pmr-demo-c -l $cores_c --vdev $vdev,role=client" \
+	PMR_DEVICES="roce:port=0,ipv4=10.88.0.2,mac=02:00:00:88:00:02" \
+		timeout 60 "$BUILD_DIR/examples/rc_demo" --ctl "$ctl" \
+		-n "$ITERS" 2> "$ctl.client.log" || rc=1
+	wait "$spid" || rc=1
+	grep -h '^server:' "$ctl.server.log" || true
+	if [ "$rc" -ne 0 ]; then
+		echo "demo: FAILED: rc_demo; logs:" >&2
+		cat "$ctl.server.log" "$ctl.client.log" >&2
+		exit 1
+	fi
+	rm -f "$ctl" "$ctl.server.log" "$ctl.client.log"
+	echo
+}
+rc_pair
 echo "demo: OK"
