@@ -49,6 +49,8 @@ struct roce_dev {
 	uint8_t mac[6];
 	uint8_t gid4[16];                 /* ::ffff:a.b.c.d */
 	bool has_ipv4;
+	uint8_t gid6[16];                 /* an IPv6 address */
+	bool has_ipv6;
 	enum pmr_mtu max_mtu;
 	enum pmr_progress_mode default_mode;
 	int service_lcore;                /* -1: none */
@@ -146,7 +148,10 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       struct rte_mbuf **mp, int *hdr_len);
 void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
-		     struct wire_build *b, const uint8_t *dgid);
+		     struct wire_build *b, const uint8_t *sgid,
+		     const uint8_t *dgid);
+bool roce_gid_is_v4(const uint8_t *gid);
+bool roce_gid_ours(const struct pmr_dev_obj *dev, const uint8_t *gid);
 bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac);
 int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
 		   bool stat);

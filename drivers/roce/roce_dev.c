@@ -80,6 +80,11 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 		if (!parse_ipv4_gid(value, d->gid4))
 			goto bad;
 		d->has_ipv4 = true;
+	} else if (strcmp(key, "ipv6") == 0) {
+		if (inet_pton(AF_INET6, value, d->gid6) != 1 ||
+		    roce_gid_is_v4(d->gid6) || d->gid6[0] == 0xff)
+			goto bad;
+		d->has_ipv6 = true;
 	} else if (strcmp(key, "mac") == 0) {
 		if (!parse_mac(value, a->mac))
 			goto bad;
@@ -194,8 +199,8 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->max_mtu = PMR_MTU_1024;
 	d->service_lcore = -1;
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
-	if (ret == 0 && !d->has_ipv4) {
-		ROCE_LOG(ERR, "an ipv4= address is required");
+	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
+		ROCE_LOG(ERR, "an ipv4= or ipv6= address is required");
 		ret = -EINVAL;
 	}
 	if (ret == 0 && !rte_eth_dev_is_valid_port((uint16_t)a.port)) {
@@ -274,11 +279,13 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	at->max_pkeys = 1;
 	at->local_ca_ack_delay = 15;
 	at->phys_port_cnt = 1;
-	memcpy(dev->gid[0].raw, d->gid4, 16);
-	dev->gid_count = 1;
-	ROCE_LOG(INFO, "%s on port %u (%s), GID ::ffff:%u.%u.%u.%u",
-		 dev->pub.name, d->port_id, dev->pub.dev_name, d->gid4[12],
-		 d->gid4[13], d->gid4[14], d->gid4[15]);
+	/* GID table: the IPv4-mapped GID first, then the IPv6 one */
+	if (d->has_ipv4)
+		memcpy(dev->gid[dev->gid_count++].raw, d->gid4, 16);
+	if (d->has_ipv6)
+		memcpy(dev->gid[dev->gid_count++].raw, d->gid6, 16);
+	ROCE_LOG(INFO, "%s on port %u (%s), %d GIDs", dev->pub.name,
+		 d->port_id, dev->pub.dev_name, dev->gid_count);
 	return 0;
 }
 
@@ -503,8 +510,15 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 	enum pmr_qp_state cur = pmr_qp_state(qp);
 	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
 
-	if (mask & PMR_QP_AV)
+	if (mask & PMR_QP_AV) {
+		const struct pmr_ah_attr *ah = &a->ah_attr;
+
+		/* source and destination GIDs of one family */
+		if (roce_gid_is_v4(qp->ctx->dev->gid[ah->grh.sgid_index].raw) !=
+		    roce_gid_is_v4(ah->grh.dgid.raw))
+			return -EINVAL;
 		rq->dmac_valid = false;
+	}
 	if (next == PMR_QPS_RESET || (next == PMR_QPS_RTR && cur == PMR_QPS_INIT))
 		rq->need_resp_reset = true;
 	if (next == PMR_QPS_RESET || (next == PMR_QPS_RTS && cur == PMR_QPS_RTR))
@@ -516,8 +530,12 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 
 static int roce_ah_create(struct pmr_ah_obj *ah)
 {
-	struct roce_dev *d = pmr_ctx_obj(ah->pub.context)->dev->priv;
+	struct pmr_dev_obj *dev = pmr_ctx_obj(ah->pub.context)->dev;
+	struct roce_dev *d = dev->priv;
 
+	if (roce_gid_is_v4(dev->gid[ah->attr.grh.sgid_index].raw) !=
+	    roce_gid_is_v4(ah->attr.grh.dgid.raw))
+		return -EINVAL;
 	/* start resolving now; sends wait for the answer */
 	roce_resolve(d, ah->attr.grh.dgid.raw, ah->dmac);
 	return 0;

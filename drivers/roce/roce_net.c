@@ -56,12 +56,152 @@ int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
 	return 0;
 }
 
-static bool gid_is_v4(const uint8_t *gid)
+bool roce_gid_is_v4(const uint8_t *gid)
 {
 	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 					 0xff, 0xff };
 
 	return memcmp(gid, pfx, 12) == 0;
+}
+
+bool roce_gid_ours(const struct pmr_dev_obj *dev, const uint8_t *gid)
+{
+	for (int i = 0; i < dev->gid_count; i++)
+		if (memcmp(dev->gid[i].raw, gid, 16) == 0)
+			return true;
+	return false;
+}
+
+/* ---- IPv6 neighbour discovery (RFC 4861) ---------------------------- */
+
+#define ND_NS 135
+#define ND_NA 136
+#define ND_OPT_SLLA 1
+#define ND_OPT_TLLA 2
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+/* ICMPv6 checksum over the pseudo-header and the message. */
+static uint16_t icmp6_csum(const uint8_t *ip6, const uint8_t *msg,
+			   uint32_t len)
+{
+	uint32_t sum = csum_add(0, ip6 + 8, 32);    /* source, destination */
+
+	sum += len >> 16;
+	sum += len & 0xffff;
+	sum += 58;
+	return csum_fold(csum_add(sum, msg, len));
+}
+
+/* An NS (to the solicited-node group) or an NA (to `dst`). */
+static void nd_send(struct roce_dev *d, uint8_t type, const uint8_t *target,
+		    const uint8_t *dst_ip, const uint8_t *dst_mac)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	uint8_t *f, *ip6, *icmp;
+	const uint32_t ilen = 32;     /* header 8, target 16, option 8 */
+	uint16_t c;
+
+	if (m == NULL) {
+		d->st.tx_drops++;
+		return;
+	}
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	memset(f, 0, 14 + 40 + ilen);
+	memcpy(f, dst_mac, 6);
+	memcpy(f + 6, d->mac, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip6 = f + 14;
+	ip6[0] = 0x60;
+	ip6[5] = (uint8_t)ilen;
+	ip6[6] = 58;                  /* ICMPv6 */
+	ip6[7] = 255;                 /* hop limit: RFC 4861 requires it */
+	memcpy(ip6 + 8, d->gid6, 16);
+	memcpy(ip6 + 24, dst_ip, 16);
+	icmp = ip6 + 40;
+	icmp[0] = type;
+	if (type == ND_NA)
+		icmp[4] = 0x60;       /* Solicited, Override */
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = type == ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA;
+	icmp[25] = 1;                 /* 8 bytes */
+	memcpy(icmp + 26, d->mac, 6);
+	c = icmp6_csum(ip6, icmp, ilen);
+	icmp[2] = (uint8_t)(c >> 8);
+	icmp[3] = (uint8_t)c;
+	d->st.arp_tx++;
+	roce_tx_commit(d, m, 14 + 40 + (int)ilen);
+}
+
+static void nd_solicit(struct roce_dev *d, const uint8_t *target)
+{
+	uint8_t ip[16] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+	uint8_t mac[6] = { 0x33, 0x33, 0xff };
+
+	memcpy(ip + 13, target + 13, 3);
+	memcpy(mac + 3, target + 13, 3);
+	nd_send(d, ND_NS, target, ip, mac);
+}
+
+/* @return true when the frame was ICMPv6 neighbour discovery. */
+static bool nd_rx(struct roce_dev *d, const uint8_t *f, uint32_t len)
+{
+	const uint8_t *ip6 = f + 14, *icmp = f + 54, *opt;
+	uint32_t plen, olen;
+	uint8_t type;
+
+	if (len < 14 + 40 + 24 || ip6[6] != 58)
+		return false;
+	plen = (uint32_t)ip6[4] << 8 | ip6[5];
+	type = icmp[0];
+	if ((type != ND_NS && type != ND_NA) || plen < 24 ||
+	    14 + 40 + plen > len)
+		return type == ND_NS || type == ND_NA;
+	/* RFC 4861 7.1.1/7.1.2: hop limit 255, code 0, valid checksum */
+	if (!d->has_ipv6 || ip6[7] != 255 || icmp[1] != 0 ||
+	    icmp6_csum(ip6, icmp, plen) != 0)
+		return true;
+	d->st.arp_rx++;
+	/* the link-layer address option, if any */
+	opt = NULL;
+	for (uint32_t o = 24; o + 8 <= plen; o += olen) {
+		olen = icmp[o + 1] * 8u;
+		if (olen == 0 || o + olen > plen)
+			break;
+		if (icmp[o] == (type == ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA))
+			opt = icmp + o + 2;
+	}
+	if (type == ND_NS) {
+		static const uint8_t any[16];
+
+		if (memcmp(icmp + 8, d->gid6, 16) != 0)
+			return true;
+		/* duplicate address detection (source ::) gets no answer
+		 * to its unicast address; others are learnt and answered */
+		if (memcmp(ip6 + 8, any, 16) == 0)
+			return true;
+		if (opt != NULL)
+			roce_neigh_add(d, ip6 + 8, opt, false);
+		nd_send(d, ND_NA, d->gid6, ip6 + 8, opt ? opt : f + 6);
+	} else if (opt != NULL && neigh_find(d, icmp + 8) != NULL) {
+		roce_neigh_add(d, icmp + 8, opt, false);
+	}
+	return true;
 }
 
 static void arp_send(struct roce_dev *d, uint16_t op, const uint8_t *tha,
@@ -106,8 +246,8 @@ bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac)
 		memcpy(mac, n->mac, 6);
 		return true;
 	}
-	if (!gid_is_v4(gid) || !d->has_ipv4)
-		return false;        /* IPv6 neighbour discovery: not yet */
+	if (roce_gid_is_v4(gid) ? !d->has_ipv4 : !d->has_ipv6)
+		return false;        /* no address of that family to ask from */
 	now = rte_rdtsc();
 	if (n == NULL) {
 		n = neigh_slot(d);
@@ -120,7 +260,10 @@ bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac)
 	if (n->last_req == 0 ||
 	    now - n->last_req > d->tsc_hz / 1000 * ROCE_ARP_RETRY_MS) {
 		n->last_req = now;
-		arp_send(d, RTE_ARP_OP_REQUEST, zero, &gid[12], bcast);
+		if (roce_gid_is_v4(gid))
+			arp_send(d, RTE_ARP_OP_REQUEST, zero, &gid[12], bcast);
+		else
+			nd_solicit(d, gid);
 	}
 	return false;
 }
@@ -185,12 +328,14 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 }
 
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
-		     struct wire_build *b, const uint8_t *dgid)
+		     struct wire_build *b, const uint8_t *sgid,
+		     const uint8_t *dgid)
 {
 	wire_build_init(b);
 	memcpy(b->smac, d->mac, 6);
-	memcpy(b->sgid, d->gid4, 16);
+	memcpy(b->sgid, sgid, 16);
 	memcpy(b->dgid, dgid, 16);
+	b->ipv6 = !roce_gid_is_v4(dgid);
 	b->ip_id = d->ip_id++;
 	b->sport = rq ? rq->sport : wire_udp_sport(1);
 }
@@ -243,6 +388,9 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 		arp_rx(d, m);
 		return;
 	}
+	if (m->data_len >= 14 && f[12] == 0x86 && f[13] == 0xdd &&
+	    nd_rx(d, f, m->data_len))
+		return;
 	ret = wire_parse(f, m->data_len, 0, &p);
 	if (ret != 0) {
 		if (ret == WIRE_ERR_NOT_IP || ret == WIRE_ERR_NOT_ROCE)
@@ -253,7 +401,7 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 			d->st.rx_drop_malformed++;
 		return;
 	}
-	if (memcmp(p.dgid, d->gid4, 16) != 0 ||
+	if (!roce_gid_ours(ctx->dev, p.dgid) ||
 	    (memcmp(p.dmac, d->mac, 6) != 0 && memcmp(p.dmac, bcast, 6) != 0)) {
 		d->st.rx_drop_not_roce++;
 		return;
@@ -277,7 +425,7 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 		return;
 	}
 	/* learn the peer's MAC from its traffic (it reached us) */
-	if (p.ip_ver == 4 && !rq->dmac_valid &&
+	if (!rq->dmac_valid &&
 	    memcmp(p.sgid, qp->attr.ah_attr.grh.dgid.raw, 16) == 0)
 		roce_neigh_add(d, p.sgid, p.smac, false);
 	rq->st.rx_pkts++;

@@ -233,7 +233,9 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 			return 0;
 		rq->dmac_valid = !ud;
 	}
-	roce_build_init(d, rq, &b, dgid);
+	roce_build_init(d, rq, &b, qp->ctx->dev->gid[ud ?
+			w->ah->attr.grh.sgid_index :
+			qp->attr.ah_attr.grh.sgid_index].raw, dgid);
 	memcpy(b.dmac, rq->dmac, 6);
 	b.tclass = ud ? w->ah->attr.grh.traffic_class :
 		   qp->attr.ah_attr.grh.traffic_class;

@@ -23,7 +23,9 @@ static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			return false;
 		rq->dmac_valid = true;
 	}
-	roce_build_init(d, rq, b, qp->attr.ah_attr.grh.dgid.raw);
+	roce_build_init(d, rq, b,
+			qp->ctx->dev->gid[qp->attr.ah_attr.grh.sgid_index].raw,
+			qp->attr.ah_attr.grh.dgid.raw);
 	memcpy(b->dmac, rq->dmac, 6);
 	b->tclass = qp->attr.ah_attr.grh.traffic_class;
 	b->opcode = opcode;
