@@ -7,8 +7,9 @@
  * the peer QP does not answer, UD Q_Key checks and GRH placement, and
  * the error -> completion status rules of the transport.
  *
- * All contexts of a loop device share one engine lock, so one progress
- * call may complete work on any QP of the device.  Work requests execute
+ * All contexts of a loop device share one engine lock: a context's
+ * progress runs its own QPs' send queues, and may deliver to QPs of any
+ * context of the device (their responder side).  Work requests execute
  * whole, in posting order, so nothing is in flight between progress
  * calls (fences and SQD drain are trivially honoured).
  */
@@ -323,9 +324,20 @@ static enum exec_result exec_rc_uc(struct exec *x)
 		     pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
 				  w->length, rights, true) : NULL;
 		if (rp == NULL) {
-			if (d->recv_held && w->opcode ==
-			    PMR_WR_RDMA_WRITE_WITH_IMM) {
-				/* the receive WQE stays for the next message */
+			if (qp->pub.qp_type == PMR_QPT_RC && d->recv_held &&
+			    w->opcode == PMR_WR_RDMA_WRITE_WITH_IMM) {
+				/* the receive it consumed fails with the
+				 * protection error (VERBS.md LOC_ACCESS_ERR) */
+				struct pmr_wc wc = {
+					.status = PMR_WC_LOC_ACCESS_ERR,
+					.opcode = PMR_WC_RECV_RDMA_WITH_IMM,
+				};
+
+				pmr_rq_complete(d, &wc, false);
+				pmr_async_raise(d->ctx, PMR_EVENT_QP_ACCESS_ERR,
+						&d->pub, 0);
+				x->status = PMR_WC_REM_ACCESS_ERR;
+				return EXEC_DONE;
 			}
 			return remote_access_error(x);
 		}
@@ -528,15 +540,12 @@ static unsigned int qp_run(struct pmr_qp_obj *qp, unsigned int budget,
 		if (r == EXEC_NO_ANSWER) {
 			uint64_t t = wire_ack_timeout_ns(qp->attr.timeout);
 
+			if (t == 0)
+				break;  /* timeout 0: never times out */
 			if (lq->retry_left-- == 0) {
 				pmr_sq_retire(qp, PMR_WC_RETRY_EXC_ERR, 0, 0);
 				done++;
 				continue;
-			}
-			if (t == 0) {
-				/* timeout 0: wait forever, retry on progress */
-				lq->retry_left++;
-				break;
 			}
 			*now = now_ns();
 			lq->deadline_ns = *now + t;
@@ -549,25 +558,24 @@ static unsigned int qp_run(struct pmr_qp_obj *qp, unsigned int budget,
 	return done;
 }
 
+/*
+ * Run the requesters of this context's QPs (a manual context's work runs
+ * only when it calls pmr_progress).  Their responders may be QPs of other
+ * contexts of the device: the shared engine lock makes that safe.
+ */
 static int loop_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
-	struct pmr_dev_obj *dev = ctx->dev;
-	struct pmr_list *cpos, *qpos;
+	struct pmr_list *pos;
 	uint64_t now = 0;
 	unsigned int done = 0;
 
-	PMR_LIST_FOREACH(cpos, &dev->contexts) {
-		struct pmr_ctx_obj *c = PMR_CONTAINER_OF(cpos,
-			struct pmr_ctx_obj, link);
+	PMR_LIST_FOREACH(pos, &ctx->qps) {
+		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
+			struct pmr_qp_obj, link);
 
-		PMR_LIST_FOREACH(qpos, &c->qps) {
-			struct pmr_qp_obj *qp = PMR_CONTAINER_OF(qpos,
-				struct pmr_qp_obj, link);
-
-			if (done >= budget)
-				return (int)done;
-			done += qp_run(qp, budget - done, &now);
-		}
+		if (done >= budget)
+			break;
+		done += qp_run(qp, budget - done, &now);
 	}
 	return (int)done;
 }
@@ -693,8 +701,7 @@ static int loop_probe(struct pmr_dev_obj *dev, const char *args)
 	a->page_size_cap = 4096;
 	a->max_qp = PMR_MAX_QP;
 	a->max_qp_wr = PMR_MAX_QP_WR;
-	a->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN |
-			      PMR_DEVICE_PORT_ACTIVE_EVENT;
+	a->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN;
 	a->max_sge = PMR_MAX_SGE;
 	a->max_sge_rd = PMR_MAX_SGE;
 	a->max_cq = 65536;

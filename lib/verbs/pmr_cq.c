@@ -58,12 +58,15 @@ int pmr_equeue_push(struct pmr_async_queue *q, const void *entry,
 	return 0;
 }
 
+/* What a cancelled entry's first word is set to (never a real element). */
+static const char cancelled;
+
 static bool entry_dead(const void *e)
 {
-	void *first;
+	const void *first;
 
 	memcpy(&first, e, sizeof(first));
-	return first == NULL;
+	return first == &cancelled;
 }
 
 int pmr_equeue_pop(struct pmr_async_queue *q, void *entry, size_t esize)
@@ -97,8 +100,11 @@ void pmr_equeue_cancel(struct pmr_async_queue *q, size_t esize,
 		void *first;
 
 		memcpy(&first, e, sizeof(first));
-		if (first == match)
-			memset(e, 0, sizeof(void *));
+		if (first == match) {
+			const void *mark = &cancelled;
+
+			memcpy(e, &mark, sizeof(mark));
+		}
 	}
 	pthread_mutex_unlock(&q->mutex);
 }
@@ -335,8 +341,8 @@ PMR_EXPORT struct pmr_cq *pmr_create_cq(struct pmr_context *context, int cqe,
 	cq->pub.cq_context = cq_context;
 	cq->pub.cqe = (int)size;
 	if (channel != NULL)
-		atomic_fetch_add(&PMR_CONTAINER_OF(channel,
-			struct pmr_channel_obj, pub)->ncq, 1);
+		channel->refcnt = atomic_fetch_add(&PMR_CONTAINER_OF(channel,
+			struct pmr_channel_obj, pub)->ncq, 1) + 1;
 	atomic_fetch_add(&cq->ctx->nobjs, 1);
 	return &cq->pub;
 }
@@ -399,7 +405,7 @@ PMR_EXPORT int pmr_destroy_cq(struct pmr_cq *pcq)
 			struct pmr_channel_obj, pub);
 
 		pmr_equeue_cancel(&ch->q, sizeof(struct chan_entry), cq);
-		atomic_fetch_sub(&ch->ncq, 1);
+		pcq->channel->refcnt = atomic_fetch_sub(&ch->ncq, 1) - 1;
 	}
 	pmr_equeue_cancel(&cq->ctx->async, sizeof(struct pmr_async_event),
 			  pcq);

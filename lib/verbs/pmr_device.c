@@ -249,6 +249,7 @@ static int eal_init_from(const char *eal)
 static int config_load_locked(void)
 {
 	struct config *cfg = calloc(1, sizeof(*cfg));
+	int first = ndevices;
 	const char *path = getenv("PMR_CONFIG");
 	const char *env_dev = getenv("PMR_DEVICES");
 	const char *env_eal = getenv("PMR_EAL_ARGS");
@@ -294,6 +295,15 @@ static int config_load_locked(void)
 		}
 		if (device_create_locked(spec, args) == NULL)
 			ret = -errno;
+	}
+	/* all or nothing: undo the devices this configuration made */
+	while (ret != 0 && ndevices > first) {
+		struct pmr_dev_obj *dev = devices[--ndevices];
+
+		if (dev->drv->remove != NULL)
+			dev->drv->remove(dev);
+		pthread_mutex_destroy(&dev->mutex);
+		free(dev);
 	}
 	free(cfg);
 	return ret;
@@ -349,6 +359,7 @@ PMR_EXPORT pmr_be64 pmr_get_device_guid(struct pmr_device *device)
 
 PMR_EXPORT struct pmr_context *pmr_open_device(struct pmr_device *device)
 {
+	struct pmr_quiesce q;
 	struct pmr_dev_obj *dev;
 	struct pmr_ctx_obj *ctx;
 	int ret;
@@ -371,6 +382,7 @@ PMR_EXPORT struct pmr_context *pmr_open_device(struct pmr_device *device)
 	atomic_flag_clear(&ctx->own_lock.flag);
 	ctx->mode = PMR_PROGRESS_INLINE;
 	pmr_list_init(&ctx->qps);
+	pmr_list_init(&ctx->srqs);
 	ret = pmr_equeue_init(&ctx->async, PMR_MAX_ASYNC_EVENTS,
 			      sizeof(struct pmr_async_event));
 	if (ret != 0) {
@@ -388,14 +400,15 @@ PMR_EXPORT struct pmr_context *pmr_open_device(struct pmr_device *device)
 			return NULL;
 		}
 	}
-	pthread_mutex_lock(&dev->mutex);
+	pmr_dev_quiesce(dev, &q);
 	pmr_list_add_tail(&dev->contexts, &ctx->link);
-	pthread_mutex_unlock(&dev->mutex);
+	pmr_dev_resume(dev, &q);
 	return &ctx->pub;
 }
 
 PMR_EXPORT int pmr_close_device(struct pmr_context *context)
 {
+	struct pmr_quiesce q;
 	struct pmr_ctx_obj *ctx;
 	struct pmr_dev_obj *dev;
 
@@ -403,13 +416,18 @@ PMR_EXPORT int pmr_close_device(struct pmr_context *context)
 		return EINVAL;
 	ctx = pmr_ctx_obj(context);
 	dev = ctx->dev;
-	if (atomic_load(&ctx->nobjs) != 0 || !pmr_list_empty(&ctx->qps))
+	if (atomic_load(&ctx->nobjs) != 0 || !pmr_list_empty(&ctx->qps) ||
+	    !pmr_list_empty(&ctx->srqs))
 		return EBUSY;
-	pthread_mutex_lock(&dev->mutex);
+	pmr_dev_quiesce(dev, &q);
 	pmr_list_del(&ctx->link);
-	pthread_mutex_unlock(&dev->mutex);
+	pmr_dev_resume(dev, &q);
+	/* its engine lock is no longer reachable from the device: take it
+	 * so a progress call still running on it finishes first */
+	pmr_lock(ctx->engine_lock);
 	if (dev->drv->ctx_close != NULL)
 		dev->drv->ctx_close(ctx);
+	pmr_unlock(ctx->engine_lock);
 	pmr_equeue_fini(&ctx->async);
 	free(ctx);
 	return 0;
@@ -467,8 +485,6 @@ PMR_EXPORT int pmr_query_pkey(struct pmr_context *context, uint8_t port_num,
 	return 0;
 }
 
-#define PMR_MAX_LOCKS 64
-
 static int dev_engine_locks(struct pmr_dev_obj *dev, pmr_lock_t **locks)
 {
 	struct pmr_list *pos;
@@ -487,24 +503,18 @@ static int dev_engine_locks(struct pmr_dev_obj *dev, pmr_lock_t **locks)
 	return n;
 }
 
-void pmr_dev_quiesce(struct pmr_dev_obj *dev)
+void pmr_dev_quiesce(struct pmr_dev_obj *dev, struct pmr_quiesce *q)
 {
-	pmr_lock_t *locks[PMR_MAX_LOCKS];
-	int n;
-
 	pthread_mutex_lock(&dev->mutex);
-	n = dev_engine_locks(dev, locks);
-	for (int i = 0; i < n; i++)
-		pmr_lock(locks[i]);
+	q->n = dev_engine_locks(dev, q->locks);
+	for (int i = 0; i < q->n; i++)
+		pmr_lock(q->locks[i]);
 }
 
-void pmr_dev_resume(struct pmr_dev_obj *dev)
+void pmr_dev_resume(struct pmr_dev_obj *dev, struct pmr_quiesce *q)
 {
-	pmr_lock_t *locks[PMR_MAX_LOCKS];
-	int n = dev_engine_locks(dev, locks);
-
-	for (int i = n - 1; i >= 0; i--)
-		pmr_unlock(locks[i]);
+	for (int i = q->n - 1; i >= 0; i--)
+		pmr_unlock(q->locks[i]);
 	pthread_mutex_unlock(&dev->mutex);
 }
 

@@ -250,6 +250,7 @@ struct pmr_ctx_obj {
 	void *priv;                       /* driver's context state */
 	struct pmr_list link;             /* in dev->contexts */
 	struct pmr_list qps;              /* QPs of this context */
+	struct pmr_list srqs;             /* SRQs of this context */
 	struct pmr_async_queue async;
 	uint64_t async_dropped;
 	_Atomic int nobjs;                /* PDs, CQs, channels */
@@ -275,10 +276,11 @@ struct pmr_channel_obj {
 /** A completion queue entry: a WC and its owner (phase) bit. */
 struct pmr_cqe {
 	struct pmr_wc wc;
-	uint8_t pad[7];
+	uint8_t pad[15];
 	_Atomic uint8_t owner;
 };
-_Static_assert(sizeof(struct pmr_cqe) == 56, "CQE size");
+_Static_assert(sizeof(struct pmr_cqe) == PMR_CACHE_LINE,
+	       "a CQE is one cache line");
 
 enum {
 	PMR_CQ_UNARMED = 0,
@@ -311,6 +313,7 @@ struct pmr_srq_obj {
 	struct pmr_ctx_obj *ctx;
 	struct pmr_wq rq;
 	uint32_t limit;                   /* armed when non-zero */
+	struct pmr_list link;             /* in ctx->srqs */
 	_Atomic int nqp;
 	_Atomic uint32_t async_events_delivered;
 };

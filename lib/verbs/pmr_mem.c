@@ -57,20 +57,28 @@ PMR_EXPORT int pmr_dealloc_pd(struct pmr_pd *pd)
 	PMR_ACCESS_ON_DEMAND | PMR_ACCESS_HUGETLB | \
 	PMR_ACCESS_RELAXED_ORDERING)
 
-static uint8_t key_bits_next(uint8_t prev)
+/*
+ * Random key bits for an MR slot, different from both keys the slot's
+ * previous MR had (so a stale lkey or rkey stays stale) and from `also`.
+ */
+static uint8_t key_bits_next(const uint8_t prev[2], int also)
 {
-	uint8_t r = 0;
+	uint8_t r[16];
 
-	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-		r = (uint8_t)(uintptr_t)&r;
-	/* never the previous key of this slot: a stale key stays stale */
-	return (uint8_t)(prev + 1 + r % 255);
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		memset(r, 0x5a, sizeof(r));
+	for (unsigned int i = 0;; i++) {
+		uint8_t k = i < sizeof(r) ? r[i] : (uint8_t)(r[0] + i);
+
+		if (k != prev[0] && k != prev[1] && k != also)
+			return k;
+	}
 }
 
 PMR_EXPORT struct pmr_mr *pmr_reg_mr(struct pmr_pd *pd, void *addr,
 				     size_t length, int access)
 {
-	static uint8_t last_key[PMR_MAX_MR];
+	static uint8_t last_key[PMR_MAX_MR][2];   /* lkey, rkey bits */
 	struct pmr_dev_obj *dev;
 	struct pmr_mr_obj *mr;
 	uint32_t idx = 0;
@@ -117,10 +125,15 @@ PMR_EXPORT struct pmr_mr *pmr_reg_mr(struct pmr_pd *pd, void *addr,
 	mr->pub.addr = addr;
 	mr->pub.length = length;
 	mr->pub.handle = ++dev->handle_next;
-	last_key[idx] = key_bits_next(last_key[idx]);
-	mr->pub.lkey = idx << 8 | last_key[idx];
-	last_key[idx] = key_bits_next(last_key[idx]);
-	mr->pub.rkey = idx << 8 | last_key[idx];
+	{
+		uint8_t l = key_bits_next(last_key[idx], -1);
+		uint8_t r = key_bits_next(last_key[idx], l);
+
+		last_key[idx][0] = l;
+		last_key[idx][1] = r;
+		mr->pub.lkey = idx << 8 | l;
+		mr->pub.rkey = idx << 8 | r;
+	}
 	atomic_fetch_add(&pmr_pd_obj(pd)->refs, 1);
 	atomic_store_explicit(&dev->mr_table[idx], mr, memory_order_release);
 	pthread_mutex_unlock(&dev->mutex);
@@ -129,6 +142,7 @@ PMR_EXPORT struct pmr_mr *pmr_reg_mr(struct pmr_pd *pd, void *addr,
 
 PMR_EXPORT int pmr_dereg_mr(struct pmr_mr *pmr)
 {
+	struct pmr_quiesce q;
 	struct pmr_dev_obj *dev;
 	struct pmr_mr_obj *mr;
 	struct pmr_list *pos;
@@ -138,7 +152,7 @@ PMR_EXPORT int pmr_dereg_mr(struct pmr_mr *pmr)
 		return EINVAL;
 	mr = pmr_mr_obj(pmr);
 	dev = pmr_ctx_obj(pmr->context)->dev;
-	pmr_dev_quiesce(dev);
+	pmr_dev_quiesce(dev, &q);
 	PMR_LIST_FOREACH(pos, &dev->contexts) {
 		struct pmr_ctx_obj *ctx = PMR_CONTAINER_OF(pos,
 			struct pmr_ctx_obj, link);
@@ -150,7 +164,7 @@ PMR_EXPORT int pmr_dereg_mr(struct pmr_mr *pmr)
 	if (!busy)
 		atomic_store_explicit(&dev->mr_table[mr->index], NULL,
 				      memory_order_release);
-	pmr_dev_resume(dev);
+	pmr_dev_resume(dev, &q);
 	if (busy)
 		return EBUSY;
 	atomic_fetch_sub(&pmr_pd_obj(pmr->pd)->refs, 1);
@@ -230,6 +244,12 @@ PMR_EXPORT int pmr_destroy_ah(struct pmr_ah *pah)
 		return EINVAL;
 	ah = pmr_ah_obj(pah);
 	dev = pmr_ctx_obj(pah->context)->dev;
+	pmr_lock(pmr_ctx_obj(pah->context)->engine_lock);
+	if (pmr_ctx_ah_referenced(pmr_ctx_obj(pah->context), ah)) {
+		pmr_unlock(pmr_ctx_obj(pah->context)->engine_lock);
+		return EBUSY;
+	}
+	pmr_unlock(pmr_ctx_obj(pah->context)->engine_lock);
 	if (dev->drv->ah_destroy != NULL)
 		dev->drv->ah_destroy(ah);
 	atomic_fetch_sub(&pmr_pd_obj(pah->pd)->refs, 1);

@@ -74,6 +74,7 @@ struct qp_transition {
 static const struct qp_transition qp_sm[PMR_QPS_ERR + 1][PMR_QPS_ERR + 1] = {
 	[PMR_QPS_RESET] = {
 		[PMR_QPS_RESET] = { .valid = true },
+		[PMR_QPS_ERR] = { .valid = true },
 		[PMR_QPS_INIT] = {
 			.valid = true,
 			.req = {
@@ -406,9 +407,28 @@ void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc, bool solicited)
 		pmr_qp_set_error(qp, -1);
 }
 
+static bool rq_references(struct pmr_wq *wq, uint32_t lkey)
+{
+	uint32_t c = atomic_load(&wq->cons), p = atomic_load(&wq->prod);
+
+	for (; c != p; c++) {
+		struct pmr_rwqe *w = pmr_wq_slot(wq, c);
+
+		for (uint32_t i = 0; i < w->num_sge; i++)
+			if (pmr_rwqe_sge(w)[i].lkey == lkey)
+				return true;
+	}
+	return false;
+}
+
 bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 {
 	struct pmr_list *pos;
+
+	PMR_LIST_FOREACH(pos, &ctx->srqs)
+		if (rq_references(&PMR_CONTAINER_OF(pos, struct pmr_srq_obj,
+						    link)->rq, mr->pub.lkey))
+			return true;
 
 	PMR_LIST_FOREACH(pos, &ctx->qps) {
 		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
@@ -423,19 +443,29 @@ bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 				if (pmr_swqe_sge(w)[i].lkey == mr->pub.lkey)
 					return true;
 		}
-		if (qp->pub.srq == NULL) {
-			c = atomic_load(&qp->rq.cons);
-			p = atomic_load(&qp->rq.prod);
-			for (; c != p; c++) {
-				struct pmr_rwqe *w = pmr_wq_slot(&qp->rq, c);
-
-				for (uint32_t i = 0; i < w->num_sge; i++)
-					if (pmr_rwqe_sge(w)[i].lkey == mr->pub.lkey)
-						return true;
-			}
-		}
+		if (qp->pub.srq == NULL && rq_references(&qp->rq, mr->pub.lkey))
+			return true;
 		for (uint32_t i = 0; qp->recv_held && i < qp->recv.hdr.num_sge; i++)
 			if (qp->recv.sge[i].lkey == mr->pub.lkey)
+				return true;
+	}
+	return false;
+}
+
+bool pmr_ctx_ah_referenced(struct pmr_ctx_obj *ctx, struct pmr_ah_obj *ah)
+{
+	struct pmr_list *pos;
+
+	PMR_LIST_FOREACH(pos, &ctx->qps) {
+		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
+			struct pmr_qp_obj, link);
+		uint32_t c = atomic_load(&qp->sq.cons);
+		uint32_t p = atomic_load(&qp->sq.prod);
+
+		if (qp->pub.qp_type != PMR_QPT_UD)
+			continue;
+		for (; c != p; c++)
+			if (((struct pmr_swqe *)pmr_wq_slot(&qp->sq, c))->ah == ah)
 				return true;
 	}
 	return false;
@@ -446,6 +476,7 @@ bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 PMR_EXPORT struct pmr_srq *pmr_create_srq(struct pmr_pd *pd,
 					  struct pmr_srq_init_attr *init)
 {
+	struct pmr_quiesce q;
 	struct pmr_srq_obj *srq;
 	struct pmr_dev_obj *dev;
 
@@ -481,9 +512,10 @@ PMR_EXPORT struct pmr_srq *pmr_create_srq(struct pmr_pd *pd,
 	srq->limit = init->attr.srq_limit;
 	init->attr.max_wr = srq->rq.max_wr;
 	init->attr.max_sge = srq->rq.max_sge;
-	pthread_mutex_lock(&dev->mutex);
+	pmr_dev_quiesce(dev, &q);
 	srq->pub.handle = ++dev->handle_next;
-	pthread_mutex_unlock(&dev->mutex);
+	pmr_list_add_tail(&srq->ctx->srqs, &srq->link);
+	pmr_dev_resume(dev, &q);
 	atomic_fetch_add(&pmr_pd_obj(pd)->refs, 1);
 	return &srq->pub;
 }
@@ -523,6 +555,7 @@ PMR_EXPORT int pmr_query_srq(struct pmr_srq *psrq, struct pmr_srq_attr *attr)
 
 PMR_EXPORT int pmr_destroy_srq(struct pmr_srq *psrq)
 {
+	struct pmr_quiesce q;
 	struct pmr_srq_obj *srq;
 
 	if (psrq == NULL)
@@ -531,6 +564,9 @@ PMR_EXPORT int pmr_destroy_srq(struct pmr_srq *psrq)
 	if (atomic_load(&srq->nqp) != 0 ||
 	    atomic_load(&srq->async_events_delivered) != psrq->events_completed)
 		return EBUSY;
+	pmr_dev_quiesce(srq->ctx->dev, &q);
+	pmr_list_del(&srq->link);
+	pmr_dev_resume(srq->ctx->dev, &q);
 	pmr_equeue_cancel(&srq->ctx->async, sizeof(struct pmr_async_event),
 			  psrq);
 	atomic_fetch_sub(&pmr_pd_obj(psrq->pd)->refs, 1);
@@ -620,6 +656,7 @@ static void qp_free(struct pmr_qp_obj *qp)
 PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 					struct pmr_qp_init_attr *ia)
 {
+	struct pmr_quiesce q;
 	struct pmr_ctx_obj *ctx;
 	struct pmr_dev_obj *dev;
 	struct pmr_qp_obj *qp;
@@ -678,7 +715,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	qp->attr.cap = ia->cap;
 	pmr_list_init(&qp->link);
 
-	pmr_dev_quiesce(dev);
+	pmr_dev_quiesce(dev, &q);
 	for (uint32_t n = 0; n < PMR_MAX_QP; n++) {
 		uint32_t i = (dev->qp_next + n) % PMR_MAX_QP;
 
@@ -689,7 +726,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 		}
 	}
 	if (idx == PMR_MAX_QP) {
-		pmr_dev_resume(dev);
+		pmr_dev_resume(dev, &q);
 		qp_free(qp);
 		errno = ENOSPC;
 		return NULL;
@@ -698,7 +735,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	qp->pub.handle = ++dev->handle_next;
 	ret = dev->drv->qp_create ? dev->drv->qp_create(qp) : 0;
 	if (ret != 0) {
-		pmr_dev_resume(dev);
+		pmr_dev_resume(dev, &q);
 		qp_free(qp);
 		errno = -ret;
 		return NULL;
@@ -706,7 +743,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	dev->qp_next = idx + 1;
 	atomic_store_explicit(&dev->qp_table[idx], qp, memory_order_release);
 	pmr_list_add_tail(&ctx->qps, &qp->link);
-	pmr_dev_resume(dev);
+	pmr_dev_resume(dev, &q);
 
 	atomic_fetch_add(&pmr_pd_obj(pd)->refs, 1);
 	atomic_fetch_add(&pmr_cq_obj(ia->send_cq)->nqp, 1);
@@ -718,6 +755,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 
 PMR_EXPORT int pmr_destroy_qp(struct pmr_qp *pqp)
 {
+	struct pmr_quiesce q;
 	struct pmr_qp_obj *qp;
 	struct pmr_dev_obj *dev;
 
@@ -727,13 +765,13 @@ PMR_EXPORT int pmr_destroy_qp(struct pmr_qp *pqp)
 	dev = qp->ctx->dev;
 	if (atomic_load(&qp->async_events_delivered) != pqp->events_completed)
 		return EBUSY;
-	pmr_dev_quiesce(dev);
+	pmr_dev_quiesce(dev, &q);
 	atomic_store_explicit(&dev->qp_table[pqp->qp_num - PMR_QPN_BASE], NULL,
 			      memory_order_release);
 	pmr_list_del(&qp->link);
 	if (dev->drv->qp_destroy != NULL)
 		dev->drv->qp_destroy(qp);
-	pmr_dev_resume(dev);
+	pmr_dev_resume(dev, &q);
 	pmr_equeue_cancel(&qp->ctx->async, sizeof(struct pmr_async_event), pqp);
 	atomic_fetch_sub(&pmr_pd_obj(pqp->pd)->refs, 1);
 	atomic_fetch_sub(&pmr_cq_obj(pqp->send_cq)->nqp, 1);

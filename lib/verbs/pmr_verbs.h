@@ -942,6 +942,7 @@ int pmr_post_recv(struct pmr_qp *qp, struct pmr_recv_wr *wr,
  */
 struct pmr_ah *pmr_create_ah(struct pmr_pd *pd, struct pmr_ah_attr *attr);
 
+/** @return 0, or EBUSY while posted, uncompleted UD WRs use the AH. */
 int pmr_destroy_ah(struct pmr_ah *ah);
 
 /* ------------------------------------------------------------------ */

@@ -38,11 +38,23 @@ void pmr_qp_flush_all(struct pmr_qp_obj *qp);
 /** Whether any posted WR of the context references the MR's keys. */
 bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
 
+/** Whether any posted UD WR of the context uses the AH. */
+bool pmr_ctx_ah_referenced(struct pmr_ctx_obj *ctx, struct pmr_ah_obj *ah);
+
 /*
  * Stop every engine of the device (take dev->mutex and each distinct
- * engine lock), so device-wide tables can drop an entry safely.
+ * engine lock), so device-wide tables and lists can change safely.
+ * Resume releases exactly the locks quiesce took, whatever happened to
+ * the context list in between.
  */
-void pmr_dev_quiesce(struct pmr_dev_obj *dev);
-void pmr_dev_resume(struct pmr_dev_obj *dev);
+#define PMR_MAX_LOCKS 64
+
+struct pmr_quiesce {
+	pmr_lock_t *locks[PMR_MAX_LOCKS];
+	int n;
+};
+
+void pmr_dev_quiesce(struct pmr_dev_obj *dev, struct pmr_quiesce *q);
+void pmr_dev_resume(struct pmr_dev_obj *dev, struct pmr_quiesce *q);
 
 #endif /* PMR_VERBS_PRIV_H */
