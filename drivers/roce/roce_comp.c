@@ -48,6 +48,8 @@ static void progress_made(struct roce_dev *d, struct roce_qp *rq)
 static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
+	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
+	uint32_t una = wire_psn_add(psn, 1);
 	struct roce_swqe_st *s;
 	struct pmr_swqe *w;
 	bool moved = false;
@@ -55,22 +57,28 @@ static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
 	while ((w = head_wqe(rq, &s)) != NULL) {
 		uint32_t last = wire_psn_add(s->first_psn, s->npkts - 1);
 
-		if (wire_psn_cmp(last, psn) > 0)
-			break;
 		if (op_is_rd(w->opcode)) {
-			uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
-
-			roce_req_retransmit(rq, wire_psn_add(s->first_psn,
+			/* acknowledged only as far as its answers came */
+			uint32_t got = wire_psn_add(s->first_psn,
 				w->opcode == PMR_WR_RDMA_READ ?
-				rq->read_off / mtu : 0));
-			d->st.retransmits++;
+				rq->read_off / mtu : 0);
+
+			if (wire_psn_cmp(una, got) > 0)
+				una = got;
+			if (wire_psn_cmp(last, psn) <= 0) {
+				/* covered by a later answer: its own were lost */
+				roce_req_retransmit(rq, got);
+				d->st.retransmits++;
+			}
 			break;
 		}
+		if (wire_psn_cmp(last, psn) > 0)
+			break;
 		pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 		moved = true;
 	}
-	if (wire_psn_cmp(wire_psn_add(psn, 1), rq->una_psn) > 0)
-		rq->una_psn = wire_psn_add(psn, 1);
+	if (wire_psn_cmp(una, rq->una_psn) > 0)
+		rq->una_psn = una;
 	if (moved)
 		progress_made(d, rq);
 	return pmr_qp_state(qp) == PMR_QPS_RTS || pmr_qp_state(qp) == PMR_QPS_SQD;

@@ -260,8 +260,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	at->vendor_id = 0;
 	at->max_qp = PMR_MAX_QP;
 	at->max_qp_wr = PMR_MAX_QP_WR;
-	at->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN |
-			       PMR_DEVICE_PORT_ACTIVE_EVENT;
+	at->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN;
 	at->max_sge = PMR_MAX_SGE;
 	at->max_sge_rd = PMR_MAX_SGE;
 	at->max_cq = 65536;
