@@ -20,8 +20,8 @@
  * /work/shared/PROTOCOL.md; Linux drivers/infiniband/sw/rxe (rxe_hdr.h,
  * rxe_opcode.c, rxe_icrc.c) for the soft-RoCE behaviour we interoperate with.
  */
-#ifndef PMR_WIRE_H
-#define PMR_WIRE_H
+#ifndef WIRE_H
+#define WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -879,4 +879,4 @@ uint16_t wire_udp_sport_flow(uint32_t lqpn, uint32_t rqpn);
 }
 #endif
 
-#endif /* PMR_WIRE_H */
+#endif /* WIRE_H */

@@ -527,8 +527,10 @@ bool wire_crc32_has_clmul(void)
 }
 #endif
 
-/* Below this, the table is as fast as setting up the folding. */
+/* crc32_reg_clmul() loads four 16-byte lanes up front: it needs >= 64
+ * bytes (and below that the table is as fast anyway). */
 #define CLMUL_MIN_LEN 64
+_Static_assert(CLMUL_MIN_LEN >= 64, "the folding reads 64 bytes at once");
 
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 {

@@ -22,7 +22,7 @@
 	OP((base) + 0x00, pfx "SEND_FIRST", tr,				\
 	   REQ_SEND | WIRE_OPF_FIRST | WIRE_OPF_RWQE, 0, B, 0),		\
 	OP((base) + 0x01, pfx "SEND_MIDDLE", tr,			\
-	   REQ_SEND | WIRE_OPF_MIDDLE, 0, B, 0),				\
+	   REQ_SEND | WIRE_OPF_MIDDLE, 0, B, 0),			\
 	OP((base) + 0x02, pfx "SEND_LAST", tr,				\
 	   REQ_SEND | WIRE_OPF_LAST | WIRE_OPF_RCOMP, 0, B, 0),		\
 	OP((base) + 0x03, pfx "SEND_LAST_WITH_IMMEDIATE", tr,		\
@@ -39,7 +39,7 @@
 	   REQ_WRITE | WIRE_OPF_FIRST,					\
 	   WIRE_HM_RETH, B + WIRE_RETH_LEN, [WIRE_HDR_RETH] = B),	\
 	OP((base) + 0x07, pfx "RDMA_WRITE_MIDDLE", tr,			\
-	   REQ_WRITE | WIRE_OPF_MIDDLE, 0, B, 0),				\
+	   REQ_WRITE | WIRE_OPF_MIDDLE, 0, B, 0),			\
 	OP((base) + 0x08, pfx "RDMA_WRITE_LAST", tr,			\
 	   REQ_WRITE | WIRE_OPF_LAST, 0, B, 0),				\
 	OP((base) + 0x09, pfx "RDMA_WRITE_LAST_WITH_IMMEDIATE", tr,	\
