@@ -1,0 +1,1878 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rc_ops: functional tests of the RoCE engine between two pmrdma processes
+ * on RC QPs (opcodes, message sizes x path MTUs, inline, several SGEs,
+ * many QPs, error statuses, peer death).
+ *
+ *   rc_ops --role server|client --ctl PATH [--peer-ip A] [--case NAME]...
+ *
+ * The device comes from PMR_EAL_ARGS / PMR_DEVICES (pmr_roce0).  The
+ * client is the requester: it drives every scenario and checks its own
+ * completions.  The server is a command-driven agent: over the Unix
+ * control socket at PATH the client asks it to create and connect QPs,
+ * post receives, fill / verify memory and check its receive completions,
+ * QP states and async events; it answers OK or FAIL with a reason.  Both
+ * keep the engine progressing (pmr_progress) while waiting for the
+ * control socket, so ARP and ACKs are always answered.
+ *
+ * The client exits 0 when every selected case passed.  The server exits 0
+ * when told to quit (or to die, in the peer_kill case).
+ *
+ * peer_kill: the server _exit()s in the middle of a stream of WRITEs
+ * (--kill-mode exit, the default), or with --kill-mode freeze stops
+ * running its engine (as if hung) and exits once the client is done.
+ * memif needs "freeze": DPDK 22.11's memif PMD munmaps its shared regions
+ * in the interrupt thread when the peer disconnects, racing with
+ * eth_memif_tx in the polling thread (the client segfaults in
+ * rte_eth_tx_burst now and then).  For the same reason the two processes
+ * shut down in order, without polling once the peer may be exiting.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmr_verbs.h>
+#include <pmr_roce.h>
+
+#define MAXQP 64
+#define MAXSGE 8
+#define BUF_SIZE (8u << 20)         /* main buffer, each side */
+#define SMALL_SIZE 4096u            /* small MR (bounds tests) */
+#define NR_SIZE 65536u              /* MR without remote rights */
+#define CANARY 0xEE
+#define GUARD 64u
+#define CQ_SIZE 16384
+#define WAIT_NS (20ull * 1000000000ull)
+#define MIB (1u << 20)
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint8_t pat(uint32_t seed, uint64_t i)
+{
+	uint64_t x = i * 0x9E3779B1u + seed * 0x85EBCA6Bu;
+
+	return (uint8_t)(x ^ (x >> 13) ^ (i >> 8) ^ (i >> 16));
+}
+
+static void fill_pat(uint8_t *p, uint64_t len, uint32_t seed, uint64_t idx0)
+{
+	for (uint64_t i = 0; i < len; i++)
+		p[i] = pat(seed, idx0 + i);
+}
+
+/* @return the first mismatching index, or -1 */
+static int64_t check_pat(const uint8_t *p, uint64_t len, uint32_t seed,
+			 uint64_t idx0)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] != pat(seed, idx0 + i))
+			return (int64_t)i;
+	return -1;
+}
+
+static int64_t check_byte(const uint8_t *p, uint64_t len, uint8_t b)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] != b)
+			return (int64_t)i;
+	return -1;
+}
+
+/* ---- control protocol ----------------------------------------------------- */
+
+enum {
+	C_CASE_BEGIN = 1, C_POST_RECV, C_EXPECT_RECV, C_FILL, C_VERIFY,
+	C_CANARY, C_SET64, C_GET64, C_EXPECT_QP, C_LATE_RECV, C_DIE,
+	C_CASE_END, C_QUIT,
+};
+
+struct qpspec {
+	uint32_t nqp;
+	uint32_t path_mtu;             /* enum pmr_mtu */
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	uint32_t max_inline;
+	uint32_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint32_t psn_base;
+};
+
+struct rsge {
+	uint64_t off;
+	uint32_t len;
+	uint32_t pad;
+};
+
+struct cmd {
+	uint32_t type;
+	int32_t qp;
+	uint64_t wr_id;
+	uint64_t off, len, idx0;
+	uint32_t seed, guard;
+	int32_t status, opcode;
+	uint32_t byte_len, has_imm, imm;  /* imm in host order */
+	int32_t event, state;
+	uint32_t delay_ms;
+	uint64_t val;
+	uint32_t nsge;
+	struct rsge sge[MAXSGE];
+	struct qpspec spec;
+	uint32_t qpn[MAXQP], psn[MAXQP];
+};
+
+struct reply {
+	int32_t ok;
+	char text[256];
+	uint64_t val;
+	uint64_t buf, small, nr;
+	uint32_t buf_rkey, small_rkey, nr_rkey;
+	uint32_t nqp;
+	uint32_t qpn[MAXQP], psn[MAXQP];
+};
+
+/* ---- global state ------------------------------------------------------------ */
+
+static bool is_server;
+static const char *peer_ip = NULL;
+static bool kill_freeze;           /* --kill-mode freeze */
+static struct pmr_device *dev;
+static struct pmr_context *ctx;
+static struct pmr_pd *pd;
+static struct pmr_cq *cq;
+static uint8_t *buf, *small, *nrbuf;
+static struct pmr_mr *mr, *small_mr, *nr_mr;
+static struct pmr_qp *qps[MAXQP];
+static uint32_t nqps;
+static int ctl = -1;
+
+/* completions polled but not consumed yet, in polling order */
+#define STASH_MAX 65536
+static struct pmr_wc stash[STASH_MAX];
+static bool stash_used[STASH_MAX];
+static uint32_t nstash;
+
+struct aev {
+	struct pmr_qp *qp;
+	int type;
+};
+static struct aev aevs[256];
+static uint32_t naevs;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: FATAL: ", is_server ? "server" : "client");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void progress(void)
+{
+	int r = pmr_progress(ctx, 32);
+
+	if (r < 0)
+		die("pmr_progress: %s", strerror(-r));
+}
+
+static void poll_async(void)
+{
+	struct pmr_async_event ev;
+
+	while (pmr_get_async_event(ctx, &ev) == 0) {
+		if (naevs < sizeof(aevs) / sizeof(aevs[0])) {
+			aevs[naevs].qp = ev.element.qp;
+			aevs[naevs].type = (int)ev.event_type;
+			naevs++;
+		}
+		printf("%s: async event %s\n", is_server ? "server" : "client",
+		       pmr_event_type_str(ev.event_type));
+		pmr_ack_async_event(&ev);
+	}
+}
+
+static void poll_into_stash(void)
+{
+	struct pmr_wc wc[32];
+	int n = pmr_poll_cq(cq, 32, wc);
+
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	for (int i = 0; i < n; i++) {
+		if (nstash == STASH_MAX) {
+			/* compact */
+			uint32_t k = 0;
+
+			for (uint32_t j = 0; j < nstash; j++)
+				if (!stash_used[j]) {
+					stash[k] = stash[j];
+					stash_used[k++] = false;
+				}
+			nstash = k;
+			if (nstash == STASH_MAX)
+				die("completion stash full");
+		}
+		stash[nstash] = wc[i];
+		stash_used[nstash++] = false;
+	}
+}
+
+static void stash_clear(void)
+{
+	nstash = 0;
+}
+
+/* Take the oldest completion of QP qpn; wait up to WAIT_NS. */
+static bool take_wc(uint32_t qpn, struct pmr_wc *out)
+{
+	uint64_t end = now_ns() + WAIT_NS;
+	uint32_t from = 0;
+
+	for (;;) {
+		for (uint32_t i = from; i < nstash; i++) {
+			if (stash_used[i] || stash[i].qp_num != qpn)
+				continue;
+			stash_used[i] = true;
+			*out = stash[i];
+			return true;
+		}
+		from = nstash;
+		if (now_ns() > end)
+			return false;
+		poll_into_stash();
+		poll_async();
+	}
+}
+
+/* ---- control socket ---------------------------------------------------------- */
+
+static void ctl_write(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len > 0) {
+		ssize_t n = write(ctl, b, len);
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				progress();
+				continue;
+			}
+			die("control write: %s", strerror(errno));
+		}
+		b += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Read exactly len bytes, progressing the engine meanwhile.
+ * @return false on EOF before anything was read. */
+static bool ctl_read(void *p, size_t len)
+{
+	uint8_t *b = p;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(ctl, b + got, len - got);
+
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			if (got == 0)
+				return false;
+			die("control socket closed mid-message");
+		}
+		if (errno != EAGAIN && errno != EINTR)
+			die("control read: %s", strerror(errno));
+		progress();
+		if (is_server)
+			poll_async();
+	}
+	return true;
+}
+
+/* ---- verbs set-up ---------------------------------------------------------- */
+
+static void dev_open(void)
+{
+	int n;
+	struct pmr_device **l = pmr_get_device_list(&n);
+
+	if (l == NULL || n < 1)
+		die("no pmrdma device (errno %d)", errno);
+	dev = NULL;
+	for (int i = 0; i < n; i++)
+		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
+			dev = l[i];
+	if (dev == NULL)
+		die("no pmr_roce device (is PMR_DEVICES set?)");
+	pmr_free_device_list(l);
+	ctx = pmr_open_device(dev);
+	if (ctx == NULL)
+		die("open_device: %s", strerror(errno));
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	pd = pmr_alloc_pd(ctx);
+	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
+	buf = aligned_alloc(4096, BUF_SIZE);
+	small = aligned_alloc(4096, SMALL_SIZE);
+	nrbuf = aligned_alloc(4096, NR_SIZE);
+	if (pd == NULL || cq == NULL || buf == NULL || small == NULL ||
+	    nrbuf == NULL)
+		die("set-up: %s", strerror(errno));
+	memset(buf, 0, BUF_SIZE);
+	memset(small, 0, SMALL_SIZE);
+	memset(nrbuf, 0, NR_SIZE);
+	int all = PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE |
+		  PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC;
+	mr = pmr_reg_mr(pd, buf, BUF_SIZE, all);
+	small_mr = pmr_reg_mr(pd, small, SMALL_SIZE, all);
+	nr_mr = pmr_reg_mr(pd, nrbuf, NR_SIZE, PMR_ACCESS_LOCAL_WRITE);
+	if (mr == NULL || small_mr == NULL || nr_mr == NULL)
+		die("reg_mr: %s", strerror(errno));
+}
+
+static struct pmr_qp *qp_create(const struct qpspec *s)
+{
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp_attr a;
+	struct pmr_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = PMR_QPT_RC;
+	ia.cap.max_send_wr = s->max_send_wr;
+	ia.cap.max_recv_wr = s->max_recv_wr;
+	ia.cap.max_send_sge = s->max_send_sge;
+	ia.cap.max_recv_sge = s->max_recv_sge;
+	ia.cap.max_inline_data = s->max_inline;
+	qp = pmr_create_qp(pd, &ia);
+	if (qp == NULL)
+		die("create_qp: %s", strerror(errno));
+	if (ia.cap.max_inline_data < s->max_inline)
+		die("max_inline_data granted %u < %u", ia.cap.max_inline_data,
+		    s->max_inline);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_INIT;
+	a.port_num = 1;
+	a.pkey_index = 0;
+	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
+			    PMR_ACCESS_REMOTE_ATOMIC;
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
+			  PMR_QP_PORT | PMR_QP_ACCESS_FLAGS))
+		die("modify_qp INIT");
+	return qp;
+}
+
+static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
+		       uint32_t my_psn, uint32_t dqpn, uint32_t dpsn)
+{
+	struct pmr_qp_attr a;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTR;
+	a.path_mtu = (enum pmr_mtu)s->path_mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = dpsn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = (uint8_t)s->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.dgid.raw[10] = 0xff;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	if (inet_pton(AF_INET, peer_ip, &a.ah_attr.grh.dgid.raw[12]) != 1)
+		die("bad --peer-ip %s", peer_ip);
+	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
+			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
+			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER);
+	if (r)
+		die("modify_qp RTR: %s", strerror(r));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	a.sq_psn = my_psn;
+	a.timeout = (uint8_t)s->timeout;
+	a.retry_cnt = (uint8_t)s->retry_cnt;
+	a.rnr_retry = (uint8_t)s->rnr_retry;
+	a.max_rd_atomic = 16;
+	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
+			  PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
+			  PMR_QP_MAX_QP_RD_ATOMIC);
+	if (r)
+		die("modify_qp RTS: %s", strerror(r));
+}
+
+static void qps_destroy(void)
+{
+	/* let late completions and events arrive, then drop them */
+	uint64_t end = now_ns() + 2000000ull;
+
+	while (now_ns() < end) {
+		poll_into_stash();
+		poll_async();
+	}
+	for (uint32_t i = 0; i < nqps; i++) {
+		int r = pmr_destroy_qp(qps[i]);
+
+		if (r)
+			die("destroy_qp: %s", strerror(r));
+		qps[i] = NULL;
+	}
+	nqps = 0;
+	poll_into_stash();
+	stash_clear();
+	naevs = 0;
+}
+
+static enum pmr_qp_state qp_state(struct pmr_qp *qp)
+{
+	struct pmr_qp_attr a;
+	struct pmr_qp_init_attr ia;
+
+	if (pmr_query_qp(qp, &a, PMR_QP_STATE, &ia))
+		return PMR_QPS_UNKNOWN;
+	return a.qp_state;
+}
+
+static void print_stats(void)
+{
+	struct pmr_roce_port_stats s;
+	const char *who = is_server ? "server" : "client";
+
+	if (pmr_roce_port_stats(dev, &s)) {
+		printf("%s: no port stats\n", who);
+		return;
+	}
+	printf("%s: port stats: rx_pkts %" PRIu64 " rx_bytes %" PRIu64
+	       " tx_pkts %" PRIu64 " tx_bytes %" PRIu64 " tx_drops %" PRIu64 "\n",
+	       who, s.rx_pkts, s.rx_bytes, s.tx_pkts, s.tx_bytes, s.tx_drops);
+	printf("%s:   drops: not_roce %" PRIu64 " malformed %" PRIu64
+	       " icrc %" PRIu64 " unknown_qp %" PRIu64 " state %" PRIu64
+	       " qkey %" PRIu64 " no_recv %" PRIu64 "\n", who,
+	       s.rx_drop_not_roce, s.rx_drop_malformed, s.rx_drop_icrc,
+	       s.rx_drop_unknown_qp, s.rx_drop_state, s.rx_drop_qkey,
+	       s.rx_drop_no_recv);
+	printf("%s:   arp rx %" PRIu64 " tx %" PRIu64 "; retransmits %" PRIu64
+	       " timeouts %" PRIu64 " rnr_waits %" PRIu64 " dup %" PRIu64
+	       " out_of_seq %" PRIu64 "\n", who, s.arp_rx, s.arp_tx,
+	       s.retransmits, s.timeouts, s.rnr_waits, s.dup_requests,
+	       s.out_of_seq);
+	printf("%s:   nak rx/tx: seq %" PRIu64 "/%" PRIu64 " rnr %" PRIu64
+	       "/%" PRIu64 " inv %" PRIu64 "/%" PRIu64 " acc %" PRIu64
+	       "/%" PRIu64 " op %" PRIu64 "/%" PRIu64 "\n", who,
+	       s.nak_seq_rx, s.nak_seq_tx, s.nak_rnr_rx, s.nak_rnr_tx,
+	       s.nak_inv_rx, s.nak_inv_tx, s.nak_acc_rx, s.nak_acc_tx,
+	       s.nak_op_rx, s.nak_op_tx);
+	fflush(stdout);
+}
+
+/* ============================================================================
+ * Server
+ * ==========================================================================*/
+
+static struct reply rep;
+
+static void rep_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	rep.ok = 0;
+	va_start(ap, fmt);
+	vsnprintf(rep.text, sizeof(rep.text), fmt, ap);
+	va_end(ap);
+}
+
+static bool srv_region_ok(uint64_t off, uint64_t len)
+{
+	if (off > BUF_SIZE || len > BUF_SIZE - off) {
+		rep_fail("region %" PRIu64 "+%" PRIu64 " out of the buffer", off,
+			 len);
+		return false;
+	}
+	return true;
+}
+
+static bool srv_qp_ok(int32_t i)
+{
+	if (i < 0 || (uint32_t)i >= nqps) {
+		rep_fail("no QP index %d", i);
+		return false;
+	}
+	return true;
+}
+
+static void srv_post_recv(const struct cmd *c)
+{
+	struct pmr_sge sg[MAXSGE];
+	struct pmr_recv_wr wr, *bad;
+	int r;
+
+	if (!srv_qp_ok(c->qp) || c->nsge > MAXSGE) {
+		if (c->nsge > MAXSGE)
+			rep_fail("too many SGEs");
+		return;
+	}
+	for (uint32_t i = 0; i < c->nsge; i++) {
+		if (!srv_region_ok(c->sge[i].off, c->sge[i].len))
+			return;
+		memset(buf + c->sge[i].off, CANARY, c->sge[i].len);
+		sg[i].addr = (uintptr_t)(buf + c->sge[i].off);
+		sg[i].length = c->sge[i].len;
+		sg[i].lkey = mr->lkey;
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = c->wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = (int)c->nsge;
+	r = pmr_post_recv(qps[c->qp], &wr, &bad);
+	if (r)
+		rep_fail("post_recv: %s", strerror(r));
+}
+
+static void srv_expect_recv(const struct cmd *c)
+{
+	struct pmr_wc wc;
+	uint64_t total = 0, k = 0;
+
+	if (!srv_qp_ok(c->qp))
+		return;
+	if (!take_wc(qps[c->qp]->qp_num, &wc)) {
+		rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
+			 qps[c->qp]->qp_num, c->wr_id);
+		return;
+	}
+	if (wc.wr_id != c->wr_id || (int)wc.status != c->status) {
+		rep_fail("recv wc: wr_id %" PRIu64 " status %s, expected wr_id %"
+			 PRIu64 " status %s", wc.wr_id,
+			 pmr_wc_status_str(wc.status), c->wr_id,
+			 pmr_wc_status_str((enum pmr_wc_status)c->status));
+		return;
+	}
+	if (wc.status != PMR_WC_SUCCESS)
+		return;
+	if ((int)wc.opcode != c->opcode || wc.byte_len != c->byte_len) {
+		rep_fail("recv wc: opcode %d byte_len %u, expected %d / %u",
+			 wc.opcode, wc.byte_len, c->opcode, c->byte_len);
+		return;
+	}
+	if (c->has_imm != !!(wc.wc_flags & PMR_WC_WITH_IMM) ||
+	    (c->has_imm && ntohl(wc.imm_data) != c->imm)) {
+		rep_fail("recv wc: wc_flags %#x imm %#x, expected imm %s %#x",
+			 wc.wc_flags, ntohl(wc.imm_data),
+			 c->has_imm ? "yes" : "no", c->imm);
+		return;
+	}
+	/* the scatter list: the message, then untouched canary */
+	for (uint32_t i = 0; i < c->nsge; i++)
+		total += c->sge[i].len;
+	for (uint32_t i = 0; i < c->nsge; i++) {
+		const uint8_t *p = buf + c->sge[i].off;
+
+		for (uint32_t j = 0; j < c->sge[i].len; j++, k++) {
+			bool data = c->opcode == PMR_WC_RECV && k < wc.byte_len;
+			uint8_t want = data ? pat(c->seed, k) : CANARY;
+
+			if (p[j] != want) {
+				rep_fail("recv data: byte %" PRIu64 " (sge %u +%u) is "
+					 "%#x, expected %#x (%s; msg %u, sges %" PRIu64
+					 ")", k, i, j, p[j], want,
+					 data ? "message" : "canary",
+					 wc.byte_len, total);
+				return;
+			}
+		}
+	}
+}
+
+static void srv_expect_qp(const struct cmd *c)
+{
+	uint64_t end = now_ns() + 5000000000ull;
+	enum pmr_qp_state s;
+
+	if (!srv_qp_ok(c->qp))
+		return;
+	if (c->event >= 0) {
+		for (;;) {
+			bool found = false;
+
+			for (uint32_t i = 0; i < naevs; i++)
+				if (aevs[i].qp == qps[c->qp] &&
+				    aevs[i].type == c->event)
+					found = true;
+			if (found)
+				break;
+			if (now_ns() > end) {
+				rep_fail("no async event %s on QP %#x",
+					 pmr_event_type_str((enum pmr_event_type)
+							    c->event),
+					 qps[c->qp]->qp_num);
+				return;
+			}
+			progress();
+			poll_async();
+		}
+	}
+	s = qp_state(qps[c->qp]);
+	if ((int)s != c->state)
+		rep_fail("QP %#x is in state %d, expected %d",
+			 qps[c->qp]->qp_num, s, c->state);
+}
+
+static void srv_case_begin(const struct cmd *c)
+{
+	const struct qpspec *s = &c->spec;
+
+	if (nqps)
+		qps_destroy();
+	if (s->nqp == 0 || s->nqp > MAXQP) {
+		rep_fail("bad nqp %u", s->nqp);
+		return;
+	}
+	stash_clear();
+	naevs = 0;
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		uint32_t psn = (s->psn_base + 0x400000 + i * 7919) & 0xffffff;
+
+		qps[i] = qp_create(s);
+		qp_connect(qps[i], s, psn, c->qpn[i], c->psn[i]);
+		rep.qpn[i] = qps[i]->qp_num;
+		rep.psn[i] = psn;
+	}
+	nqps = s->nqp;
+	rep.nqp = nqps;
+}
+
+static void server_loop(void)
+{
+	struct cmd c;
+
+	rep.buf = (uintptr_t)buf;
+	for (;;) {
+		if (!ctl_read(&c, sizeof(c)))
+			die("control socket closed without QUIT");
+		memset(&rep, 0, sizeof(rep));
+		rep.ok = 1;
+		rep.buf = (uintptr_t)buf;
+		rep.buf_rkey = mr->rkey;
+		rep.small = (uintptr_t)small;
+		rep.small_rkey = small_mr->rkey;
+		rep.nr = (uintptr_t)nrbuf;
+		rep.nr_rkey = nr_mr->rkey;
+		switch (c.type) {
+		case C_CASE_BEGIN:
+			srv_case_begin(&c);
+			break;
+		case C_POST_RECV:
+			srv_post_recv(&c);
+			break;
+		case C_EXPECT_RECV:
+			srv_expect_recv(&c);
+			break;
+		case C_FILL:
+			if (srv_region_ok(c.off, c.len))
+				fill_pat(buf + c.off, c.len, c.seed, c.idx0);
+			break;
+		case C_CANARY:
+			if (srv_region_ok(c.off, c.len))
+				memset(buf + c.off, CANARY, c.len);
+			break;
+		case C_VERIFY: {
+			int64_t i;
+
+			if (!srv_region_ok(c.off, c.len + c.guard))
+				break;
+			i = check_pat(buf + c.off, c.len, c.seed, c.idx0);
+			if (i >= 0) {
+				rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %" PRId64
+					 " is %#x, expected %#x", c.off, c.len, i,
+					 buf[c.off + (uint64_t)i],
+					 pat(c.seed, c.idx0 + (uint64_t)i));
+				break;
+			}
+			i = check_byte(buf + c.off + c.len, c.guard, CANARY);
+			if (i >= 0)
+				rep_fail("verify %" PRIu64 "+%" PRIu64 ": guard byte %"
+					 PRId64 " overwritten (%#x)", c.off, c.len,
+					 i, buf[c.off + c.len + (uint64_t)i]);
+			break;
+		}
+		case C_SET64:
+			if (srv_region_ok(c.off, 8))
+				memcpy(buf + c.off, &c.val, 8);
+			break;
+		case C_GET64:
+			if (srv_region_ok(c.off, 8))
+				memcpy(&rep.val, buf + c.off, 8);
+			break;
+		case C_EXPECT_QP:
+			srv_expect_qp(&c);
+			break;
+		case C_LATE_RECV: {
+			uint64_t end;
+
+			ctl_write(&rep, sizeof(rep));
+			end = now_ns() + (uint64_t)c.delay_ms * 1000000ull;
+			while (now_ns() < end) {
+				progress();
+				poll_async();
+			}
+			memset(&rep, 0, sizeof(rep));
+			rep.ok = 1;
+			srv_post_recv(&c);
+			if (!rep.ok)
+				fprintf(stderr, "server: late recv: %s\n",
+					rep.text);
+			continue;       /* already answered */
+		}
+		case C_DIE:
+			print_stats();
+			if (c.val) {
+				/* freeze: stop answering (no progress at all)
+				 * until the client closes the control socket */
+				char b;
+
+				printf("server: frozen as asked\n");
+				fcntl(ctl, F_SETFL, 0);
+				while (read(ctl, &b, 1) > 0)
+					;
+				_exit(0);
+			}
+			printf("server: dying abruptly as asked\n");
+			fflush(stdout);
+			_exit(0);
+		case C_CASE_END:
+			qps_destroy();
+			break;
+		case C_QUIT: {
+			char b;
+
+			if (nqps)
+				qps_destroy();
+			ctl_write(&rep, sizeof(rep));
+			print_stats();
+			/* no polling from here on: wait for the client to go
+			 * (a memif peer leaving while we poll can crash us) */
+			fcntl(ctl, F_SETFL, 0);
+			while (read(ctl, &b, 1) > 0)
+				;
+			return;
+		}
+		default:
+			rep_fail("unknown command %u", c.type);
+			break;
+		}
+		if (!rep.ok)
+			fprintf(stderr, "server: command %u failed: %s\n", c.type,
+				rep.text);
+		ctl_write(&rep, sizeof(rep));
+	}
+}
+
+/* ============================================================================
+ * Client
+ * ==========================================================================*/
+
+static struct reply srv;          /* the server's answer to CASE_BEGIN */
+static char failmsg[512];
+static uint32_t psn_counter = 0x000100;
+
+#define FAIL(...) do { \
+	snprintf(failmsg, sizeof(failmsg), __VA_ARGS__); \
+	return -1; \
+} while (0)
+
+static void fail_prefix(const char *pfx)
+{
+	size_t n = strlen(pfx), m = strlen(failmsg);
+
+	if (n + m + 1 > sizeof(failmsg))
+		m = sizeof(failmsg) - n - 1;
+	memmove(failmsg + n, failmsg, m);
+	memcpy(failmsg, pfx, n);
+	failmsg[n + m] = '\0';
+}
+
+#define TRY(x) do { if ((x) != 0) return -1; } while (0)
+
+static int srv_cmd(struct cmd *c, struct reply *r)
+{
+	struct reply tmp;
+
+	if (r == NULL)
+		r = &tmp;
+	ctl_write(c, sizeof(*c));
+	if (!ctl_read(r, sizeof(*r)))
+		die("server closed the control socket");
+	if (!r->ok)
+		FAIL("server (command %u): %s", c->type, r->text);
+	return 0;
+}
+
+static void cmd_init(struct cmd *c, uint32_t type)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+	c->event = -1;
+}
+
+static struct qpspec spec_default(void)
+{
+	struct qpspec s;
+
+	memset(&s, 0, sizeof(s));
+	s.nqp = 1;
+	s.path_mtu = PMR_MTU_1024;
+	s.max_send_wr = 64;
+	s.max_recv_wr = 64;
+	s.max_send_sge = 4;
+	s.max_recv_sge = 4;
+	s.max_inline = 0;
+	s.timeout = 14;
+	s.retry_cnt = 7;
+	s.rnr_retry = 7;
+	s.min_rnr_timer = 12;
+	return s;
+}
+
+static int case_begin(const struct qpspec *s)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_CASE_BEGIN);
+	c.spec = *s;
+	if (c.spec.psn_base == 0) {
+		c.spec.psn_base = psn_counter;
+		psn_counter = (psn_counter + 0x10000) & 0xffffff;
+	}
+	stash_clear();
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		qps[i] = qp_create(s);
+		c.qpn[i] = qps[i]->qp_num;
+		c.psn[i] = (c.spec.psn_base + i * 104729) & 0xffffff;
+	}
+	nqps = s->nqp;
+	TRY(srv_cmd(&c, &srv));
+	if (srv.nqp != s->nqp)
+		FAIL("server made %u QPs, not %u", srv.nqp, s->nqp);
+	for (uint32_t i = 0; i < s->nqp; i++)
+		qp_connect(qps[i], s, c.psn[i], srv.qpn[i], srv.psn[i]);
+	return 0;
+}
+
+static int case_end(void)
+{
+	struct cmd c;
+
+	qps_destroy();
+	cmd_init(&c, C_CASE_END);
+	return srv_cmd(&c, NULL);
+}
+
+static int post_send(struct pmr_qp *qp, uint64_t wr_id, int opcode,
+		     struct pmr_sge *sg, int nsge, uint64_t raddr,
+		     uint32_t rkey, unsigned int flags)
+{
+	struct pmr_send_wr wr, *bad;
+	int r;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.opcode = (enum pmr_wr_opcode)opcode;
+	wr.send_flags = flags | PMR_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (opcode == PMR_WR_SEND_WITH_IMM || opcode == PMR_WR_RDMA_WRITE_WITH_IMM)
+		wr.imm_data = htonl(0xC0DE0000u | (uint32_t)(wr_id & 0xffff));
+	r = pmr_post_send(qp, &wr, &bad);
+	if (r)
+		FAIL("post_send (opcode %d, wr_id %" PRIu64 "): %s", opcode, wr_id,
+		     strerror(r));
+	return 0;
+}
+
+static int post_atomic(struct pmr_qp *qp, uint64_t wr_id, int opcode,
+		       uint64_t laddr, uint64_t raddr, uint32_t rkey,
+		       uint64_t compare_add, uint64_t swap)
+{
+	struct pmr_sge sg = { laddr, 8, mr->lkey };
+	struct pmr_send_wr wr, *bad;
+	int r;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = (enum pmr_wr_opcode)opcode;
+	wr.send_flags = PMR_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	r = pmr_post_send(qp, &wr, &bad);
+	if (r)
+		FAIL("post_send atomic: %s", strerror(r));
+	return 0;
+}
+
+static int wc_opcode_of(int wr_opcode)
+{
+	switch (wr_opcode) {
+	case PMR_WR_SEND:
+	case PMR_WR_SEND_WITH_IMM:
+		return PMR_WC_SEND;
+	case PMR_WR_RDMA_WRITE:
+	case PMR_WR_RDMA_WRITE_WITH_IMM:
+		return PMR_WC_RDMA_WRITE;
+	case PMR_WR_RDMA_READ:
+		return PMR_WC_RDMA_READ;
+	case PMR_WR_ATOMIC_CMP_AND_SWP:
+		return PMR_WC_COMP_SWAP;
+	default:
+		return PMR_WC_FETCH_ADD;
+	}
+}
+
+/* Wait for the next send completion of qp; check wr_id and status (and, on
+ * success, the opcode; byte_len when >= 0). */
+static int expect_wc(struct pmr_qp *qp, uint64_t wr_id, int status,
+		     int wr_opcode, int64_t byte_len)
+{
+	struct pmr_wc wc;
+
+	if (!take_wc(qp->qp_num, &wc))
+		FAIL("no completion for wr_id %" PRIu64 " on QP %#x (expected %s)",
+		     wr_id, qp->qp_num,
+		     pmr_wc_status_str((enum pmr_wc_status)status));
+	if (wc.wr_id != wr_id || (int)wc.status != status)
+		FAIL("completion wr_id %" PRIu64 " status %s (%d), expected wr_id %"
+		     PRIu64 " status %s", wc.wr_id, pmr_wc_status_str(wc.status),
+		     wc.status, wr_id,
+		     pmr_wc_status_str((enum pmr_wc_status)status));
+	if (status != PMR_WC_SUCCESS)
+		return 0;
+	if ((int)wc.opcode != wc_opcode_of(wr_opcode))
+		FAIL("completion wr_id %" PRIu64 ": opcode %d, expected %d", wr_id,
+		     wc.opcode, wc_opcode_of(wr_opcode));
+	if (byte_len >= 0 && wc.byte_len != (uint64_t)byte_len)
+		FAIL("completion wr_id %" PRIu64 ": byte_len %u, expected %" PRId64,
+		     wr_id, wc.byte_len, byte_len);
+	return 0;
+}
+
+/* server helpers */
+static int s_post_recv(int qp, uint64_t wr_id, const struct rsge *sg,
+		       uint32_t nsge)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_POST_RECV);
+	c.qp = qp;
+	c.wr_id = wr_id;
+	c.nsge = nsge;
+	memcpy(c.sge, sg, nsge * sizeof(*sg));
+	return srv_cmd(&c, NULL);
+}
+
+static int s_post_recv1(int qp, uint64_t wr_id, uint64_t off, uint32_t len)
+{
+	struct rsge sg = { off, len, 0 };
+
+	return s_post_recv(qp, wr_id, &sg, 1);
+}
+
+static int s_expect_recv(int qp, uint64_t wr_id, int status, int opcode,
+			 uint32_t byte_len, bool imm, uint32_t seed,
+			 const struct rsge *sg, uint32_t nsge)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_EXPECT_RECV);
+	c.qp = qp;
+	c.wr_id = wr_id;
+	c.status = status;
+	c.opcode = opcode;
+	c.byte_len = byte_len;
+	c.has_imm = imm;
+	c.imm = 0xC0DE0000u | (uint32_t)(wr_id & 0xffff);
+	c.seed = seed;
+	c.nsge = nsge;
+	memcpy(c.sge, sg, nsge * sizeof(*sg));
+	return srv_cmd(&c, NULL);
+}
+
+static int s_region(uint32_t type, uint64_t off, uint64_t len, uint32_t seed,
+		    uint64_t idx0, uint32_t guard)
+{
+	struct cmd c;
+
+	cmd_init(&c, type);
+	c.off = off;
+	c.len = len;
+	c.seed = seed;
+	c.idx0 = idx0;
+	c.guard = guard;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_expect_qp(int qp, int state, int event)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_EXPECT_QP);
+	c.qp = qp;
+	c.state = state;
+	c.event = event;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_set64(uint64_t off, uint64_t v)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_SET64);
+	c.off = off;
+	c.val = v;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_get64(uint64_t off, uint64_t *v)
+{
+	struct cmd c;
+	struct reply r;
+
+	cmd_init(&c, C_GET64);
+	c.off = off;
+	TRY(srv_cmd(&c, &r));
+	*v = r.val;
+	return 0;
+}
+
+/* local checks */
+static int l_verify(uint64_t off, uint64_t len, uint32_t seed, uint64_t idx0,
+		    uint32_t guard)
+{
+	int64_t i = check_pat(buf + off, len, seed, idx0);
+
+	if (i >= 0)
+		FAIL("local data at %" PRIu64 "+%" PRIu64 ": byte %" PRId64
+		     " is %#x, expected %#x", off, len, i, buf[off + (uint64_t)i],
+		     pat(seed, idx0 + (uint64_t)i));
+	i = check_byte(buf + off + len, guard, CANARY);
+	if (i >= 0)
+		FAIL("local guard at %" PRIu64 "+%" PRIu64 ": byte %" PRId64
+		     " overwritten", off, len, i);
+	return 0;
+}
+
+static uint64_t wr_seq = 1;
+
+/* One SEND (optionally with imm) of len bytes, checked at the server. */
+static int do_send(int q, uint32_t len, int opcode, unsigned int flags,
+		   uint32_t seed)
+{
+	uint64_t id = wr_seq++;
+	uint64_t loff = 0, roff = 0;
+	uint32_t rlen = len + GUARD;
+	struct pmr_sge sg = { (uintptr_t)(buf + loff), len, mr->lkey };
+	struct rsge rs = { roff, rlen, 0 };
+
+	fill_pat(buf + loff, len, seed, 0);
+	TRY(s_post_recv1(q, id, roff, rlen));
+	TRY(post_send(qps[q], id, opcode, &sg, 1, 0, 0, flags));
+	if (flags & PMR_SEND_INLINE)
+		memset(buf + loff, 0, len);  /* inline: reusable at once */
+	TRY(expect_wc(qps[q], id, PMR_WC_SUCCESS, opcode, -1));
+	return s_expect_recv(q, id, PMR_WC_SUCCESS, PMR_WC_RECV, len,
+			     opcode == PMR_WR_SEND_WITH_IMM, seed, &rs, 1);
+}
+
+/* One RDMA WRITE (optionally with imm) of len bytes, checked at the server. */
+static int do_write(int q, uint32_t len, int opcode, unsigned int flags,
+		    uint32_t seed)
+{
+	uint64_t id = wr_seq++;
+	uint64_t loff = 0, roff = 2 * MIB;
+	struct pmr_sge sg = { (uintptr_t)(buf + loff), len, mr->lkey };
+	struct rsge rs = { 4 * MIB, 256, 0 };
+	bool imm = opcode == PMR_WR_RDMA_WRITE_WITH_IMM;
+
+	fill_pat(buf + loff, len, seed, 0);
+	TRY(s_region(C_CANARY, roff, len + GUARD, 0, 0, 0));
+	if (imm)
+		TRY(s_post_recv1(q, id, rs.off, rs.len));
+	TRY(post_send(qps[q], id, opcode, &sg, 1, srv.buf + roff, srv.buf_rkey,
+		      flags));
+	if (flags & PMR_SEND_INLINE)
+		memset(buf + loff, 0, len);
+	TRY(expect_wc(qps[q], id, PMR_WC_SUCCESS, opcode, -1));
+	if (imm)
+		TRY(s_expect_recv(q, id, PMR_WC_SUCCESS, PMR_WC_RECV_RDMA_WITH_IMM,
+				  len, true, seed, &rs, 1));
+	return s_region(C_VERIFY, roff, len, seed, 0, GUARD);
+}
+
+/* One RDMA READ of len bytes from the server, checked locally. */
+static int do_read(int q, uint32_t len, uint32_t seed)
+{
+	uint64_t id = wr_seq++;
+	uint64_t loff = 2 * MIB, roff = 2 * MIB + 64;
+	struct pmr_sge sg = { (uintptr_t)(buf + loff), len, mr->lkey };
+
+	TRY(s_region(C_FILL, roff, len, seed, 0, 0));
+	memset(buf + loff, CANARY, len + GUARD);
+	TRY(post_send(qps[q], id, PMR_WR_RDMA_READ, &sg, 1, srv.buf + roff,
+		      srv.buf_rkey, 0));
+	TRY(expect_wc(qps[q], id, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, len));
+	return l_verify(loff, len, seed, 0, GUARD);
+}
+
+/* ---- cases ------------------------------------------------------------------- */
+
+static int case_opcodes(void)
+{
+	struct qpspec s = spec_default();
+	uint64_t aoff = 6 * MIB, loc = 6 * MIB, v, id;
+	uint64_t *lv = (uint64_t *)(buf + loc);
+
+	TRY(case_begin(&s));
+	TRY(do_send(0, 1000, PMR_WR_SEND, 0, 11));
+	TRY(do_send(0, 3000, PMR_WR_SEND_WITH_IMM, 0, 12));
+	TRY(do_send(0, 0, PMR_WR_SEND_WITH_IMM, 0, 13));
+	TRY(do_write(0, 5000, PMR_WR_RDMA_WRITE, 0, 14));
+	TRY(do_write(0, 5000, PMR_WR_RDMA_WRITE_WITH_IMM, 0, 15));
+	TRY(do_write(0, 100, PMR_WR_RDMA_WRITE_WITH_IMM, 0, 16));
+	TRY(do_write(0, 0, PMR_WR_RDMA_WRITE_WITH_IMM, 0, 17));
+	TRY(do_read(0, 5000, 18));
+
+	/* compare and swap: equal -> swapped */
+	TRY(s_set64(aoff, 0x1111222233334444ull));
+	*lv = 0;
+	id = wr_seq++;
+	TRY(post_atomic(qps[0], id, PMR_WR_ATOMIC_CMP_AND_SWP, (uintptr_t)lv,
+			srv.buf + aoff, srv.buf_rkey, 0x1111222233334444ull,
+			0x5555666677778888ull));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_ATOMIC_CMP_AND_SWP, 8));
+	if (*lv != 0x1111222233334444ull)
+		FAIL("CMP_AND_SWP (swap) returned %#" PRIx64, *lv);
+	TRY(s_get64(aoff, &v));
+	if (v != 0x5555666677778888ull)
+		FAIL("CMP_AND_SWP (swap): remote is %#" PRIx64, v);
+	/* not equal -> unchanged */
+	id = wr_seq++;
+	TRY(post_atomic(qps[0], id, PMR_WR_ATOMIC_CMP_AND_SWP, (uintptr_t)lv,
+			srv.buf + aoff, srv.buf_rkey, 0x1ull, 0x2ull));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_ATOMIC_CMP_AND_SWP, 8));
+	if (*lv != 0x5555666677778888ull)
+		FAIL("CMP_AND_SWP (no swap) returned %#" PRIx64, *lv);
+	TRY(s_get64(aoff, &v));
+	if (v != 0x5555666677778888ull)
+		FAIL("CMP_AND_SWP (no swap): remote changed to %#" PRIx64, v);
+	/* fetch and add, with a carry across 32 bits */
+	TRY(s_set64(aoff + 8, 0x00000000fffffff0ull));
+	id = wr_seq++;
+	TRY(post_atomic(qps[0], id, PMR_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)lv,
+			srv.buf + aoff + 8, srv.buf_rkey, 0x100000020ull, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_ATOMIC_FETCH_AND_ADD, 8));
+	if (*lv != 0x00000000fffffff0ull)
+		FAIL("FETCH_AND_ADD returned %#" PRIx64, *lv);
+	TRY(s_get64(aoff + 8, &v));
+	if (v != 0x0000000200000010ull)
+		FAIL("FETCH_AND_ADD: remote is %#" PRIx64, v);
+	return case_end();
+}
+
+static int case_sizes(void)
+{
+	static const int mtus[] = { 256, 512, 1024, 2048, 4096 };
+
+	for (unsigned int m = 0; m < 5; m++) {
+		struct qpspec s = spec_default();
+		uint32_t mtu = (uint32_t)mtus[m];
+		uint32_t sizes[] = { 0, 1, mtu - 1, mtu, mtu + 1, 3 * mtu, MIB };
+
+		s.path_mtu = pmr_num_to_mtu(mtus[m]);
+		/* the first MTU also crosses the PSN wrap-around */
+		if (m == 0)
+			s.psn_base = 0xfffe00;
+		TRY(case_begin(&s));
+		for (unsigned int i = 0; i < 7; i++) {
+			uint32_t seed = m * 100 + i;
+			int r;
+
+			r = do_send(0, sizes[i], PMR_WR_SEND, 0, seed);
+			if (r == 0)
+				r = do_write(0, sizes[i], PMR_WR_RDMA_WRITE, 0,
+					     seed + 1000);
+			if (r == 0)
+				r = do_read(0, sizes[i], seed + 2000);
+			if (r) {
+				char t[64];
+
+				snprintf(t, sizeof(t), "mtu %u size %u: ", mtu,
+					 sizes[i]);
+				fail_prefix(t);
+				return -1;
+			}
+		}
+		TRY(case_end());
+	}
+	return 0;
+}
+
+static int case_inline(void)
+{
+	struct qpspec s = spec_default();
+
+	s.max_inline = 256;
+	TRY(case_begin(&s));
+	TRY(do_send(0, 1, PMR_WR_SEND, PMR_SEND_INLINE, 21));
+	TRY(do_send(0, 200, PMR_WR_SEND, PMR_SEND_INLINE, 22));
+	TRY(do_send(0, 256, PMR_WR_SEND_WITH_IMM, PMR_SEND_INLINE, 23));
+	TRY(do_write(0, 1, PMR_WR_RDMA_WRITE, PMR_SEND_INLINE, 24));
+	TRY(do_write(0, 256, PMR_WR_RDMA_WRITE, PMR_SEND_INLINE, 25));
+	TRY(do_write(0, 128, PMR_WR_RDMA_WRITE_WITH_IMM, PMR_SEND_INLINE, 26));
+	/* the path MTU below the inline size: two packets */
+	TRY(case_end());
+	s.path_mtu = PMR_MTU_256;
+	TRY(case_begin(&s));
+	TRY(do_send(0, 256, PMR_WR_SEND, PMR_SEND_INLINE, 27));
+	TRY(do_write(0, 256, PMR_WR_RDMA_WRITE, PMR_SEND_INLINE, 28));
+	return case_end();
+}
+
+/* Local SGEs at scattered offsets; byte k of the message = pat(seed, k). */
+static void fill_lsges(struct pmr_sge *sg, const struct rsge *l, int n,
+		       uint32_t seed)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < n; i++) {
+		fill_pat(buf + l[i].off, l[i].len, seed, k);
+		memset(buf + l[i].off + l[i].len, CANARY, GUARD);
+		k += l[i].len;
+		sg[i].addr = (uintptr_t)(buf + l[i].off);
+		sg[i].length = l[i].len;
+		sg[i].lkey = mr->lkey;
+	}
+}
+
+static int case_sge(void)
+{
+	struct qpspec s = spec_default();
+	/* 4 send SGEs: 100 + 1 + 3000 + 2047 = 5148 bytes (MTU 1024) */
+	static const struct rsge ls[4] = {
+		{ 0, 100, 0 }, { 10000, 1, 0 }, { 20000, 3000, 0 },
+		{ 30000, 2047, 0 } };
+	/* 3 receive SGEs: 7 + 4000 + 2000 = 6007 bytes */
+	static const struct rsge rs[3] = {
+		{ 100000, 7, 0 }, { 110000, 4000, 0 }, { 120000, 2000, 0 } };
+	/* READ scatter: 3 SGEs 1500 + 1 + 3000 = 4501 */
+	static const struct rsge ld[3] = {
+		{ 1 * MIB + 5, 1500, 0 }, { 1 * MIB + 9000, 1, 0 },
+		{ 1 * MIB + 20000, 3000, 0 } };
+	struct pmr_sge sg[4];
+	uint64_t id;
+
+	TRY(case_begin(&s));
+	/* SEND 4 SGEs -> receive 3 SGEs */
+	id = wr_seq++;
+	fill_lsges(sg, ls, 4, 31);
+	TRY(s_post_recv(0, id, rs, 3));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, sg, 4, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+	TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, 5148, false, 31,
+			  rs, 3));
+	/* SEND_WITH_IMM 2 SGEs filling the 3 receive SGEs exactly (6007) */
+	{
+		static const struct rsge l2[2] = { { 0, 4003, 0 },
+						   { 50000, 2004, 0 } };
+
+		id = wr_seq++;
+		fill_lsges(sg, l2, 2, 32);
+		TRY(s_post_recv(0, id, rs, 3));
+		TRY(post_send(qps[0], id, PMR_WR_SEND_WITH_IMM, sg, 2, 0, 0, 0));
+		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+		TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, 6007, true,
+				  32, rs, 3));
+	}
+	/* WRITE gathered from 4 SGEs */
+	id = wr_seq++;
+	fill_lsges(sg, ls, 4, 33);
+	TRY(s_region(C_CANARY, 3 * MIB, 5148 + GUARD, 0, 0, 0));
+	TRY(post_send(qps[0], id, PMR_WR_RDMA_WRITE, sg, 4, srv.buf + 3 * MIB,
+		      srv.buf_rkey, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_RDMA_WRITE, -1));
+	TRY(s_region(C_VERIFY, 3 * MIB, 5148, 33, 0, GUARD));
+	/* READ scattered to 3 SGEs */
+	id = wr_seq++;
+	TRY(s_region(C_FILL, 3 * MIB, 4501, 34, 0, 0));
+	for (int i = 0; i < 3; i++) {
+		memset(buf + ld[i].off, CANARY, ld[i].len + GUARD);
+		sg[i].addr = (uintptr_t)(buf + ld[i].off);
+		sg[i].length = ld[i].len;
+		sg[i].lkey = mr->lkey;
+	}
+	TRY(post_send(qps[0], id, PMR_WR_RDMA_READ, sg, 3, srv.buf + 3 * MIB,
+		      srv.buf_rkey, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, 4501));
+	{
+		uint64_t k = 0;
+
+		for (int i = 0; i < 3; i++) {
+			TRY(l_verify(ld[i].off, ld[i].len, 34, k, GUARD));
+			k += ld[i].len;
+		}
+	}
+	return case_end();
+}
+
+static int case_manyqp(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t n = MAXQP, rounds = 2;
+	/* server: recv at 7 MiB + 8 KiB * slot, write target at 5 MiB + 8 KiB *
+	 * slot (slot = 2q + r),
+	 * read source area at 1 MiB (pattern index = offset in the area);
+	 * client: send source 1 MiB + 8 KiB * (2q + r), read dest 3 MiB + ... */
+	uint64_t id0;
+
+	s.nqp = n;
+	s.max_send_wr = 16;
+	s.max_recv_wr = 8;
+	s.path_mtu = PMR_MTU_1024;
+	TRY(case_begin(&s));
+	TRY(s_region(C_FILL, 1 * MIB, n * rounds * 8192, 41, 0, 0));
+	TRY(s_region(C_CANARY, 5 * MIB, n * rounds * 8192, 0, 0, 0));
+	id0 = wr_seq;
+	wr_seq += n * rounds * 3;
+	for (uint32_t q = 0; q < n; q++)
+		for (uint32_t r = 0; r < rounds; r++)
+			TRY(s_post_recv1((int)q, id0 + (q * rounds + r) * 3,
+					 7 * MIB + (uint64_t)(q * rounds + r) * 8192,
+					 8192));
+	/* post interleaved: every QP gets one op at a time */
+	for (uint32_t r = 0; r < rounds; r++)
+		for (uint32_t op = 0; op < 3; op++)
+			for (uint32_t q = 0; q < n; q++) {
+				uint32_t slot = q * rounds + r;
+				uint64_t id = id0 + slot * 3 + op;
+				uint32_t len = 300 + q * 37 + r * 1000;
+				uint64_t l = (op == 2 ? 3 * MIB : 1 * MIB) +
+					     (uint64_t)slot * 8192;
+				struct pmr_sge sg = { (uintptr_t)(buf + l), len,
+						      mr->lkey };
+
+				if (op == 0) {
+					fill_pat(buf + l, len, 1000 + slot, 0);
+					TRY(post_send(qps[q], id, PMR_WR_SEND, &sg, 1,
+						      0, 0, 0));
+				} else if (op == 1) {
+					/* the same source, written remotely */
+					TRY(post_send(qps[q], id, PMR_WR_RDMA_WRITE,
+						      &sg, 1, srv.buf + 5 * MIB +
+						      (uint64_t)slot * 8192,
+						      srv.buf_rkey, 0));
+				} else {
+					memset(buf + l, CANARY, len + GUARD);
+					TRY(post_send(qps[q], id, PMR_WR_RDMA_READ,
+						      &sg, 1, srv.buf + 1 * MIB +
+						      (uint64_t)slot * 8192,
+						      srv.buf_rkey, 0));
+				}
+			}
+	/* completions: in posting order per QP */
+	for (uint32_t q = 0; q < n; q++)
+		for (uint32_t r = 0; r < rounds; r++)
+			for (uint32_t op = 0; op < 3; op++) {
+				uint32_t slot = q * rounds + r;
+				static const int ops[3] = { PMR_WR_SEND,
+					PMR_WR_RDMA_WRITE, PMR_WR_RDMA_READ };
+
+				if (expect_wc(qps[q], id0 + slot * 3 + op,
+					      PMR_WC_SUCCESS, ops[op], -1)) {
+					char t[64];
+
+					snprintf(t, sizeof(t), "QP %u: ", q);
+					fail_prefix(t);
+					return -1;
+				}
+			}
+	for (uint32_t q = 0; q < n; q++)
+		for (uint32_t r = 0; r < rounds; r++) {
+			uint32_t slot = q * rounds + r;
+			uint32_t len = 300 + q * 37 + r * 1000;
+			struct rsge rs = { 7 * MIB + (uint64_t)slot * 8192, 8192, 0 };
+
+			TRY(s_expect_recv((int)q, id0 + slot * 3, PMR_WC_SUCCESS,
+					  PMR_WC_RECV, len, false, 1000 + slot,
+					  &rs, 1));
+			TRY(s_region(C_VERIFY, 5 * MIB + (uint64_t)slot * 8192, len,
+				     1000 + slot, 0, GUARD));
+			TRY(l_verify(3 * MIB + (uint64_t)slot * 8192, len, 41,
+				     (uint64_t)slot * 8192, GUARD));
+		}
+	return case_end();
+}
+
+/* After an error the QP is in ERR: a later WR is flushed. */
+static int expect_flushed(int q)
+{
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, 16, mr->lkey };
+
+	TRY(post_send(qps[q], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[q], id, PMR_WC_WR_FLUSH_ERR, PMR_WR_SEND, -1));
+	if (qp_state(qps[q]) != PMR_QPS_ERR)
+		FAIL("requester QP not in ERR after the error");
+	return 0;
+}
+
+/* One RDMA op expected to fail with `st`; the server QP must end in ERR
+ * (with async event `ev` unless -1). */
+static int rdma_error(int opcode, uint64_t raddr, uint32_t rkey, uint32_t len,
+		      int st, int ev)
+{
+	struct qpspec s = spec_default();
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
+
+	TRY(case_begin(&s));
+	if (opcode == PMR_WR_ATOMIC_CMP_AND_SWP ||
+	    opcode == PMR_WR_ATOMIC_FETCH_AND_ADD)
+		TRY(post_atomic(qps[0], id, opcode, (uintptr_t)buf, raddr, rkey,
+				1, 2));
+	else
+		TRY(post_send(qps[0], id, opcode, &sg, 1, raddr, rkey, 0));
+	TRY(expect_wc(qps[0], id, st, opcode, -1));
+	TRY(expect_flushed(0));
+	TRY(s_expect_qp(0, PMR_QPS_ERR, ev));
+	return case_end();
+}
+
+static int case_err_rkey(void)
+{
+	TRY(rdma_error(PMR_WR_RDMA_WRITE, srv.buf + 4096, srv.buf_rkey ^ 0x5a,
+		       100, PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	TRY(rdma_error(PMR_WR_RDMA_READ, srv.buf + 4096, srv.buf_rkey ^ 0x5a,
+		       100, PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	return 0;
+}
+
+static int case_err_bounds(void)
+{
+	/* WRITE running 10 bytes past the end of the small MR */
+	TRY(rdma_error(PMR_WR_RDMA_WRITE, srv.small + SMALL_SIZE - 90,
+		       srv.small_rkey, 100, PMR_WC_REM_ACCESS_ERR,
+		       PMR_EVENT_QP_ACCESS_ERR));
+	/* READ starting before it */
+	TRY(rdma_error(PMR_WR_RDMA_READ, srv.small - 8, srv.small_rkey, 100,
+		       PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	/* multi-packet WRITE whose end is out of bounds (MTU 1024) */
+	TRY(rdma_error(PMR_WR_RDMA_WRITE, srv.small + 1024, srv.small_rkey,
+		       SMALL_SIZE, PMR_WC_REM_ACCESS_ERR,
+		       PMR_EVENT_QP_ACCESS_ERR));
+	/* atomic on the last 4 bytes of the MR... aligned: 8 bytes past */
+	TRY(rdma_error(PMR_WR_ATOMIC_FETCH_AND_ADD, srv.small + SMALL_SIZE,
+		       srv.small_rkey, 8, PMR_WC_REM_ACCESS_ERR,
+		       PMR_EVENT_QP_ACCESS_ERR));
+	return 0;
+}
+
+static int case_err_rights(void)
+{
+	TRY(rdma_error(PMR_WR_RDMA_WRITE, srv.nr, srv.nr_rkey, 100,
+		       PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	TRY(rdma_error(PMR_WR_RDMA_READ, srv.nr, srv.nr_rkey, 100,
+		       PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	TRY(rdma_error(PMR_WR_ATOMIC_CMP_AND_SWP, srv.nr, srv.nr_rkey, 8,
+		       PMR_WC_REM_ACCESS_ERR, PMR_EVENT_QP_ACCESS_ERR));
+	return 0;
+}
+
+static int case_err_atomic_align(void)
+{
+	TRY(rdma_error(PMR_WR_ATOMIC_FETCH_AND_ADD, srv.buf + 6 * MIB + 4,
+		       srv.buf_rkey, 8, PMR_WC_REM_INV_REQ_ERR,
+		       PMR_EVENT_QP_REQ_ERR));
+	TRY(rdma_error(PMR_WR_ATOMIC_CMP_AND_SWP, srv.buf + 6 * MIB + 1,
+		       srv.buf_rkey, 8, PMR_WC_REM_INV_REQ_ERR,
+		       PMR_EVENT_QP_REQ_ERR));
+	return 0;
+}
+
+static int case_err_recv_len(void)
+{
+	struct qpspec s = spec_default();
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, 200, mr->lkey };
+	struct rsge rs = { 0, 100, 0 };
+
+	/* single packet */
+	TRY(case_begin(&s));
+	fill_pat(buf, 200, 51, 0);
+	TRY(s_post_recv(0, id, &rs, 1));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
+	TRY(s_expect_recv(0, id, PMR_WC_LOC_LEN_ERR, PMR_WC_RECV, 0, false, 0,
+			  &rs, 1));
+	TRY(expect_flushed(0));
+	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
+	TRY(case_end());
+	/* the overflow in the third packet of a multi-packet SEND */
+	id = wr_seq++;
+	rs.len = 2500;
+	sg.length = 3000;
+	TRY(case_begin(&s));
+	fill_pat(buf, 3000, 52, 0);
+	TRY(s_post_recv(0, id, &rs, 1));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
+	TRY(s_expect_recv(0, id, PMR_WC_LOC_LEN_ERR, PMR_WC_RECV, 0, false, 0,
+			  &rs, 1));
+	TRY(expect_flushed(0));
+	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
+	return case_end();
+}
+
+static int case_rnr_exc(void)
+{
+	struct qpspec s = spec_default();
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
+
+	s.rnr_retry = 0;
+	s.min_rnr_timer = 1;
+	TRY(case_begin(&s));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_RNR_RETRY_EXC_ERR, PMR_WR_SEND, -1));
+	TRY(expect_flushed(0));
+	/* an RNR NAK does not hurt the responder */
+	TRY(s_expect_qp(0, PMR_QPS_RTS, -1));
+	return case_end();
+}
+
+static int case_rnr_late(void)
+{
+	struct qpspec s = spec_default();
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, 3000, mr->lkey };
+	struct rsge rs = { 0, 4096, 0 };
+	struct pmr_roce_port_stats a, b;
+	struct cmd c;
+
+	s.rnr_retry = 7;
+	s.min_rnr_timer = 12;       /* 0.64 ms */
+	TRY(case_begin(&s));
+	fill_pat(buf, 3000, 61, 0);
+	pmr_roce_port_stats(dev, &a);
+	cmd_init(&c, C_LATE_RECV);
+	c.qp = 0;
+	c.wr_id = id;
+	c.delay_ms = 200;
+	c.nsge = 1;
+	c.sge[0] = rs;
+	TRY(srv_cmd(&c, NULL));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+	pmr_roce_port_stats(dev, &b);
+	printf("client: rnr_late: %" PRIu64 " RNR NAKs received while waiting\n",
+	       b.nak_rnr_rx - a.nak_rnr_rx);
+	TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, 3000, false, 61,
+			  &rs, 1));
+	return case_end();
+}
+
+/* Last case: the server dies in the middle of a stream of WRITEs. */
+static int case_peer_kill(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t depth = 128, len = 16384, die_after = 100;
+	uint64_t id0 = wr_seq, posted = 0, done = 0, succ = 0, flushed = 0;
+	uint64_t retry_exc = 0, end;
+	bool told = false, err = false;
+	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
+	struct cmd c;
+
+	s.path_mtu = PMR_MTU_4096;
+	s.timeout = 12;             /* ~16.8 ms */
+	s.retry_cnt = 3;
+	s.max_send_wr = depth;
+	TRY(case_begin(&s));
+	fill_pat(buf, len, 71, 0);
+	end = now_ns() + 60000000000ull;
+	while (!err || done < posted) {
+		struct pmr_wc wc;
+
+		while (!err && posted - done < depth) {
+			TRY(post_send(qps[0], id0 + posted, PMR_WR_RDMA_WRITE, &sg,
+				      1, srv.buf + 1 * MIB, srv.buf_rkey, 0));
+			posted++;
+		}
+		if (now_ns() > end)
+			FAIL("peer_kill: stuck: posted %" PRIu64 " done %" PRIu64,
+			     posted, done);
+		if (pmr_poll_cq(cq, 1, &wc) != 1)
+			continue;
+		if (wc.wr_id != id0 + done)
+			FAIL("peer_kill: completion wr_id %" PRIu64 ", expected %"
+			     PRIu64 " (out of order)", wc.wr_id, id0 + done);
+		done++;
+		if (wc.status == PMR_WC_SUCCESS) {
+			if (retry_exc || flushed)
+				FAIL("peer_kill: success after an error (wr %" PRIu64
+				     ")", done - 1);
+			succ++;
+		} else if (wc.status == PMR_WC_RETRY_EXC_ERR) {
+			if (retry_exc || flushed)
+				FAIL("peer_kill: RETRY_EXC_ERR is not the first error");
+			retry_exc++;
+			err = true;
+		} else if (wc.status == PMR_WC_WR_FLUSH_ERR) {
+			if (!retry_exc)
+				FAIL("peer_kill: WR_FLUSH_ERR before RETRY_EXC_ERR "
+				     "(wr %" PRIu64 ")", done - 1);
+			flushed++;
+		} else {
+			FAIL("peer_kill: unexpected status %s on wr %" PRIu64,
+			     pmr_wc_status_str(wc.status), done - 1);
+		}
+		if (!told && succ >= die_after) {
+			cmd_init(&c, C_DIE);
+			c.val = kill_freeze;
+			ctl_write(&c, sizeof(c));
+			told = true;
+		}
+	}
+	printf("client: peer_kill: %" PRIu64 " WRITEs succeeded, 1 RETRY_EXC_ERR, "
+	       "%" PRIu64 " flushed\n", succ, flushed);
+	if (retry_exc != 1 || flushed == 0)
+		FAIL("peer_kill: %" PRIu64 " RETRY_EXC_ERR, %" PRIu64 " flushed",
+		     retry_exc, flushed);
+	if (qp_state(qps[0]) != PMR_QPS_ERR)
+		FAIL("peer_kill: QP not in ERR");
+	qps_destroy();
+	return 0;
+}
+
+struct tcase {
+	const char *name;
+	int (*fn)(void);
+};
+
+static const struct tcase cases[] = {
+	{ "opcodes", case_opcodes },
+	{ "sizes", case_sizes },
+	{ "inline", case_inline },
+	{ "sge", case_sge },
+	{ "manyqp", case_manyqp },
+	{ "err_rkey", case_err_rkey },
+	{ "err_bounds", case_err_bounds },
+	{ "err_rights", case_err_rights },
+	{ "err_atomic_align", case_err_atomic_align },
+	{ "err_recv_len", case_err_recv_len },
+	{ "rnr_exc", case_rnr_exc },
+	{ "rnr_late", case_rnr_late },
+	{ "peer_kill", case_peer_kill },    /* must stay last */
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static int client_run(const bool *sel)
+{
+	int failed = 0;
+	bool killed = false;
+
+	/* the server's MR addresses for the error cases come with the first
+	 * CASE_BEGIN; fetch them up front with a dummy case */
+	{
+		struct qpspec s = spec_default();
+
+		if (case_begin(&s) || case_end())
+			die("first case set-up failed: %s", failmsg);
+	}
+	for (unsigned int i = 0; i < NCASES; i++) {
+		uint64_t t0;
+		int r;
+
+		if (!sel[i])
+			continue;
+		failmsg[0] = '\0';
+		t0 = now_ns();
+		r = cases[i].fn();
+		if (r) {
+			failed++;
+			printf("FAIL %s: %s\n", cases[i].name, failmsg);
+			/* get back in step: drop this case's QPs */
+			if (nqps && strcmp(cases[i].name, "peer_kill") != 0) {
+				struct cmd c;
+
+				qps_destroy();
+				cmd_init(&c, C_CASE_END);
+				srv_cmd(&c, NULL);
+			}
+		} else {
+			printf("PASS %s (%.2f s)\n", cases[i].name,
+			       (double)(now_ns() - t0) / 1e9);
+		}
+		fflush(stdout);
+		if (strcmp(cases[i].name, "peer_kill") == 0)
+			killed = true;
+	}
+	if (!killed) {
+		struct cmd c;
+
+		cmd_init(&c, C_QUIT);
+		srv_cmd(&c, NULL);
+	}
+	print_stats();
+	printf("client: %d case(s) failed\n", failed);
+	return failed ? 1 : 0;
+}
+
+/* ============================================================================
+ * main
+ * ==========================================================================*/
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rc_ops --role server|client --peer-ip A --ctl PATH "
+		"[--kill-mode exit|freeze] [--case NAME]...\ncases:");
+	for (unsigned int i = 0; i < NCASES; i++)
+		fprintf(stderr, " %s", cases[i].name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *role = NULL, *path = NULL;
+	bool sel[NCASES], any = false;
+	struct sockaddr_un sa;
+	int rc = 0;
+
+	memset(sel, 0, sizeof(sel));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 >= argc)
+			usage();
+		if (strcmp(argv[i], "--role") == 0) {
+			role = argv[++i];
+		} else if (strcmp(argv[i], "--peer-ip") == 0) {
+			peer_ip = argv[++i];
+		} else if (strcmp(argv[i], "--ctl") == 0) {
+			path = argv[++i];
+		} else if (strcmp(argv[i], "--kill-mode") == 0) {
+			const char *m = argv[++i];
+
+			if (strcmp(m, "freeze") == 0)
+				kill_freeze = true;
+			else if (strcmp(m, "exit") != 0)
+				usage();
+		} else if (strcmp(argv[i], "--case") == 0) {
+			const char *n = argv[++i];
+			bool found = false;
+
+			for (unsigned int k = 0; k < NCASES; k++)
+				if (strcmp(n, "all") == 0 ||
+				    strcmp(n, cases[k].name) == 0) {
+					sel[k] = true;
+					found = true;
+				}
+			if (!found) {
+				fprintf(stderr, "unknown case %s\n", n);
+				usage();
+			}
+			any = true;
+		} else {
+			usage();
+		}
+	}
+	if (role == NULL || path == NULL || peer_ip == NULL)
+		usage();
+	if (strcmp(role, "server") == 0)
+		is_server = true;
+	else if (strcmp(role, "client") != 0)
+		usage();
+	if (!any)
+		for (unsigned int k = 0; k < NCASES; k++)
+			sel[k] = true;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		die("control path too long");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, path);
+
+	dev_open();
+	printf("%s: device %s open\n", role, pmr_get_device_name(dev));
+
+	if (is_server) {
+		int ls = socket(AF_UNIX, SOCK_STREAM, 0);
+		uint64_t end = now_ns() + 60000000000ull;
+
+		unlink(path);
+		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(ls, 1))
+			die("control socket %s: %s", path, strerror(errno));
+		fcntl(ls, F_SETFL, O_NONBLOCK);
+		while ((ctl = accept(ls, NULL, NULL)) < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				die("accept: %s", strerror(errno));
+			if (now_ns() > end)
+				die("no client within 60 s");
+			progress();
+		}
+		close(ls);
+		unlink(path);
+		fcntl(ctl, F_SETFL, O_NONBLOCK);
+		server_loop();
+	} else {
+		uint64_t end = now_ns() + 60000000000ull;
+
+		for (;;) {
+			ctl = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (ctl < 0)
+				die("socket: %s", strerror(errno));
+			if (connect(ctl, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+				break;
+			close(ctl);
+			if (now_ns() > end)
+				die("cannot connect to %s: %s", path,
+				    strerror(errno));
+			progress();
+			usleep(10000);
+		}
+		fcntl(ctl, F_SETFL, O_NONBLOCK);
+		rc = client_run(sel);
+	}
+	/* No engine progress after this point: the peer may be leaving (see
+	 * the memif note at the top).  Nothing is owed to it any more: every
+	 * request was answered before the last control exchange. */
+	close(ctl);
+	return rc;
+}
