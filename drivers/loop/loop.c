@@ -280,6 +280,16 @@ static enum exec_result remote_invalid_request(struct exec *x)
 	return EXEC_DONE;
 }
 
+/* The responder QP does not enable the operation (its access flags):
+ * RC: an invalid request (IBA 9.7.5.2.2, as soft-RoCE); UC: dropped. */
+static enum exec_result op_not_enabled(struct exec *x)
+{
+	if (x->qp->pub.qp_type == PMR_QPT_RC)
+		return remote_invalid_request(x);
+	x->status = PMR_WC_SUCCESS;
+	return EXEC_DONE;
+}
+
 static enum exec_result exec_rc_uc(struct exec *x)
 {
 	struct pmr_qp_obj *qp = x->qp, *d;
@@ -317,12 +327,13 @@ static enum exec_result exec_rc_uc(struct exec *x)
 				       w->num_sge, 0, &src))
 			goto loc_prot;
 		rights = PMR_ACCESS_REMOTE_WRITE;
+		if (!(d->attr.qp_access_flags & rights))
+			return op_not_enabled(x);
 		if (w->opcode == PMR_WR_RDMA_WRITE_WITH_IMM &&
 		    qp->pub.qp_type == PMR_QPT_RC && !pmr_rq_take(d))
 			return EXEC_RNR;
-		rp = (d->attr.qp_access_flags & rights) ?
-		     pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
-				  w->length, rights, true) : NULL;
+		rp = pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
+				  w->length, rights, true);
 		if (rp == NULL) {
 			if (qp->pub.qp_type == PMR_QPT_RC && d->recv_held &&
 			    w->opcode == PMR_WR_RDMA_WRITE_WITH_IMM) {
@@ -355,9 +366,10 @@ static enum exec_result exec_rc_uc(struct exec *x)
 		if (d->attr.max_dest_rd_atomic == 0)
 			return remote_invalid_request(x);
 		rights = PMR_ACCESS_REMOTE_READ;
-		rp = (d->attr.qp_access_flags & rights) ?
-		     pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
-				  w->length, rights, true) : NULL;
+		if (!(d->attr.qp_access_flags & rights))
+			return op_not_enabled(x);
+		rp = pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
+				  w->length, rights, true);
 		if (rp == NULL)
 			return remote_access_error(x);
 		seg_single(&remote, rp, w->length);
@@ -379,9 +391,10 @@ static enum exec_result exec_rc_uc(struct exec *x)
 		if (d->attr.max_dest_rd_atomic == 0 || (w->remote_addr & 7))
 			return remote_invalid_request(x);
 		rights = PMR_ACCESS_REMOTE_ATOMIC;
-		target = (d->attr.qp_access_flags & rights) ?
-			 pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
-				      8, rights, true) : NULL;
+		if (!(d->attr.qp_access_flags & rights))
+			return op_not_enabled(x);
+		target = pmr_mr_check(dev, d->pub.pd, w->rkey, w->remote_addr,
+				      8, rights, true);
 		if (target == NULL)
 			return remote_access_error(x);
 		if (w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD) {

@@ -134,7 +134,7 @@ bad:
 
 /* ---- the port ------------------------------------------------------------- */
 
-static int port_start(struct roce_dev *d)
+static int port_setup(struct roce_dev *d)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -165,13 +165,27 @@ static int port_start(struct roce_dev *d)
 			 strerror(-ret));
 		return ret;
 	}
-	rte_eth_promiscuous_enable(d->port_id);
-	/* a memif client cannot start before its server exists: retry */
-	for (int ms = 0;; ms += 10) {
-		ret = rte_eth_dev_start(d->port_id);
+	return 0;
+}
+
+/*
+ * Configure and start the port.  A memif client cannot start before its
+ * server exists, and a port whose start failed does not pass traffic
+ * once a later start succeeds: each retry sets the port up again.
+ */
+static int port_start(struct roce_dev *d)
+{
+	int ret;
+
+	for (int ms = 0;; ms += 20) {
+		ret = port_setup(d);
+		if (ret == 0) {
+			rte_eth_promiscuous_enable(d->port_id);
+			ret = rte_eth_dev_start(d->port_id);
+		}
 		if (ret == 0 || ms >= START_RETRY_MS)
 			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 	}
 	if (ret != 0) {
 		ROCE_LOG(ERR, "port %u: start failed: %s", d->port_id,

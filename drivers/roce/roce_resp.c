@@ -219,15 +219,16 @@ static void rc_write(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		uint32_t len = wire_reth_len(reth);
 		uint8_t *ptr = NULL;
 
-		if (len > MAX_MSG) {
+		/* an operation the QP does not enable is an invalid request
+		 * (IBA 9.7.5.2.2); a failed MR check a remote access error */
+		if (len > MAX_MSG ||
+		    !(qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_WRITE)) {
 			nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 			return;
 		}
-		if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_WRITE)
-			ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd,
-					   wire_reth_rkey(reth),
-					   wire_reth_va(reth), len,
-					   PMR_ACCESS_REMOTE_WRITE, true);
+		ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd, wire_reth_rkey(reth),
+				   wire_reth_va(reth), len,
+				   PMR_ACCESS_REMOTE_WRITE, true);
 		if (ptr == NULL) {
 			nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn,
 			    PMR_EVENT_QP_ACCESS_ERR);
@@ -288,14 +289,13 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	uint32_t len = wire_reth_len(reth);
 	void *ptr = NULL;
 
-	if (len > MAX_MSG || qp->attr.max_dest_rd_atomic == 0) {
+	if (len > MAX_MSG || qp->attr.max_dest_rd_atomic == 0 ||
+	    !(qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_READ)) {
 		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 		return false;
 	}
-	if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_READ)
-		ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd,
-				   wire_reth_rkey(reth), wire_reth_va(reth),
-				   len, PMR_ACCESS_REMOTE_READ, true);
+	ptr = pmr_mr_check(qp->ctx->dev, qp->pub.pd, wire_reth_rkey(reth),
+			   wire_reth_va(reth), len, PMR_ACCESS_REMOTE_READ, true);
 	if (ptr == NULL) {
 		nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn, PMR_EVENT_QP_ACCESS_ERR);
 		return false;
@@ -349,13 +349,13 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	uint64_t va = wire_atmeth_va(a), orig;
 	uint64_t *t = NULL;
 
-	if ((va & 7) || qp->attr.max_dest_rd_atomic == 0 || r->active) {
+	if ((va & 7) || qp->attr.max_dest_rd_atomic == 0 || r->active ||
+	    !(qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_ATOMIC)) {
 		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 		return;
 	}
-	if (qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_ATOMIC)
-		t = pmr_mr_check(qp->ctx->dev, qp->pub.pd, wire_atmeth_rkey(a),
-				 va, 8, PMR_ACCESS_REMOTE_ATOMIC, true);
+	t = pmr_mr_check(qp->ctx->dev, qp->pub.pd, wire_atmeth_rkey(a), va, 8,
+			 PMR_ACCESS_REMOTE_ATOMIC, true);
 	if (t == NULL) {
 		nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn, PMR_EVENT_QP_ACCESS_ERR);
 		return;

@@ -6,6 +6,11 @@
  *   rc_demo --server --ctl /tmp/rc_demo.sock
  *   rc_demo --ctl /tmp/rc_demo.sock
  *
+ * With --passive (both sides) the server makes no pmrdma call after the
+ * connection is set up: it blocks in read() on the socket, so only a
+ * device running as a DPDK service (progress=service) can serve the
+ * client, which does RDMA WRITE / READ / atomics and times READs.
+ *
  * The device comes from the configuration (PMR_EAL_ARGS, PMR_DEVICES);
  * the two sides swap QP number, PSN, GID, buffer address and rkey over a
  * Unix socket, as applications do over TCP.  While waiting on the socket
@@ -196,6 +201,7 @@ int main(int argc, char **argv)
 		{ "server", no_argument, NULL, 's' },
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "iters", required_argument, NULL, 'n' },
+		{ "passive", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ctl = "/tmp/pmr-rc-demo.sock";
@@ -205,18 +211,21 @@ int main(int argc, char **argv)
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 	union ibv_gid gid;
-	bool server = false;
+	bool server = false, passive = false;
 	int iters = 10000, fd, o, ok = 1;
 
-	while ((o = getopt_long(argc, argv, "sc:n:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "sc:n:p", opts, NULL)) != -1) {
 		if (o == 's')
 			server = true;
+		else if (o == 'p')
+			passive = true;
 		else if (o == 'c')
 			ctl = optarg;
 		else if (o == 'n')
 			iters = atoi(optarg);
 		else
-			DIE("usage: rc_demo [--server] [--ctl PATH] [--iters N]");
+			DIE("usage: rc_demo [--server] [--ctl PATH] [--iters N] "
+			    "[--passive]");
 	}
 	list = ibv_get_device_list(NULL);
 	if (list == NULL || list[0] == NULL)
@@ -260,6 +269,17 @@ int main(int argc, char **argv)
 	xfer(fd, &o, sizeof(o), true);          /* ready */
 	xfer(fd, &o, sizeof(o), false);
 
+	if (server && passive) {
+		uint64_t served;
+
+		/* no pmrdma call from here on: a plain blocking read */
+		if (read(fd, &o, sizeof(o)) != sizeof(o))
+			DIE("control socket closed");
+		served = *(volatile uint64_t *)(buf + 131072);
+		printf("server: passive, made no pmrdma call while the client "
+		       "worked; counter at %llu\n", (unsigned long long)served);
+		return 0;
+	}
 	if (server) {
 		/* answer each SEND with a SEND; one-sided operations need
 		 * nothing from us but a running engine */
@@ -303,6 +323,27 @@ int main(int argc, char **argv)
 	ok &= *(uint64_t *)(buf + 24576) == 42;
 	printf("  FETCH_AND_ADD 5, CMP_AND_SWP 5->42 .... %s\n",
 	       ok ? "ok" : "WRONG VALUE");
+	if (passive) {
+		/* READ latency against a peer that is not polling */
+		double *lat = malloc(sizeof(double) * (size_t)iters);
+
+		for (int i = 0; i < iters; i++) {
+			double t0 = now_us();
+
+			post(IBV_WR_RDMA_READ, 32768, MSG, &r, 65536, 0, 0);
+			poll_one();
+			lat[i] = now_us() - t0;
+		}
+		ok &= memcmp(buf + 32768, buf + 8192, MSG) == 0;
+		qsort(lat, (size_t)iters, sizeof(double), cmp_double);
+		printf("  RDMA READ %d B from a passive peer, %d iters: round "
+		       "trip median %.2f us ... %s\n", MSG, iters,
+		       lat[iters / 2], ok ? "ok" : "MISMATCH");
+		free(lat);
+		xfer(fd, &o, sizeof(o), true);
+		printf("rc_demo: %s\n", ok ? "all results checked" : "FAILED");
+		return ok ? 0 : 1;
+	}
 	/* SEND / RECV ping-pong */
 	{
 		double *lat = malloc(sizeof(double) * (size_t)iters);

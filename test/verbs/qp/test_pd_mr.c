@@ -364,9 +364,14 @@ static void remote_case(enum op op, enum rcase c)
 			check_untouched(what);
 		goto out;
 	}
-	if (wc.status != PMR_WC_REM_ACCESS_ERR)
+	/* an operation the responder QP does not enable is an invalid
+	 * request (VERBS.md REM_INV_REQ_ERR, as soft-RoCE answers it); a
+	 * protection failure on the MR is a remote access error */
+	if (wc.status != (c == C_NO_QP_RIGHT ? PMR_WC_REM_INV_REQ_ERR :
+			  PMR_WC_REM_ACCESS_ERR))
 		fprintf(stderr, "case: %s\n", what);
-	CHECK_WC(wc, PMR_WC_REM_ACCESS_ERR);
+	CHECK_WC(wc, c == C_NO_QP_RIGHT ? PMR_WC_REM_INV_REQ_ERR :
+		 PMR_WC_REM_ACCESS_ERR);
 	CHECK_EQ(wc.wr_id, 1);
 	CHECK_EQ(vt_state(p.qp[0]), PMR_QPS_ERR);
 	if (vt_state(p.qp[1]) != PMR_QPS_ERR)
@@ -374,7 +379,8 @@ static void remote_case(enum op op, enum rcase c)
 	CHECK_EQ(vt_state(p.qp[1]), PMR_QPS_ERR);
 	CHECK_EQ(p.qp[1]->state, PMR_QPS_ERR);
 	CHECK_EQ(vt_async(&v, &ev), 0);
-	CHECK_EQ(ev.event_type, PMR_EVENT_QP_ACCESS_ERR);
+	CHECK_EQ(ev.event_type, c == C_NO_QP_RIGHT ? PMR_EVENT_QP_REQ_ERR :
+		 PMR_EVENT_QP_ACCESS_ERR);
 	CHECK(ev.element.qp == p.qp[1]);
 	CHECK_EQ(vt_async(&v, &ev), -1);
 	check_untouched(what);
