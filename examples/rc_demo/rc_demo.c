@@ -207,6 +207,7 @@ int main(int argc, char **argv)
 	const char *ctl = "/tmp/pmr-rc-demo.sock";
 	struct peer_info me, r;
 	struct ibv_device **list;
+	char devname[64];
 	struct ibv_pd *pd;
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
@@ -233,6 +234,8 @@ int main(int argc, char **argv)
 	ctx = ibv_open_device(list[0]);
 	if (ctx == NULL || ibv_query_gid(ctx, 1, 0, &gid))
 		DIE("cannot open %s", ibv_get_device_name(list[0]));
+	snprintf(devname, sizeof(devname), "%s", ibv_get_device_name(list[0]));
+	ibv_free_device_list(list);
 	pd = ibv_alloc_pd(ctx);
 	buf = aligned_alloc(4096, BUF_SIZE);
 	memset(buf, 0, BUF_SIZE);
@@ -300,7 +303,7 @@ int main(int argc, char **argv)
 	}
 
 	printf("rc_demo: %s, local QPN 0x%06x, peer QPN 0x%06x\n",
-	       ibv_get_device_name(list[0]), me.qpn, r.qpn);
+	       devname, me.qpn, r.qpn);
 	/* RDMA WRITE into the server's buffer, READ it back */
 	for (int i = 0; i < 4096; i++)
 		buf[8192 + i] = (uint8_t)(i * 7 + 1);
