@@ -57,6 +57,9 @@ rc_pair() {
 		timeout 60 "$BUILD_DIR/examples/rc_demo" --server --ctl "$ctl" \
 		-n "$ITERS" > "$ctl.server.log" 2>&1 &
 	spid=$!
+	# start the client once the server's device is up (memif: a client
+	# connecting while the server sets its port up gets a dead link)
+	for i in $(seq 300); do [ -S "$ctl" ] && break; sleep 0.05; done
 	PMR_EAL_ARGS="$mem --file-prefix pmr-demo-c -l $cores_c --vdev $vdev,role=client" \
 	PMR_DEVICES="roce:port=0,ipv4=10.88.0.2,mac=02:00:00:88:00:02" \
 		timeout 60 "$BUILD_DIR/examples/rc_demo" --ctl "$ctl" \

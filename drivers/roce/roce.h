@@ -61,6 +61,8 @@ struct roce_dev {
 	uint16_t ip_id;
 	bool port_started;
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
+	struct pmr_list active;           /* QPs with work: progress visits
+					   * these only (doorbells, packets) */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
@@ -126,6 +128,8 @@ struct roce_qp {
 	uint32_t res_next;
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
 
+	struct pmr_list active_link;      /* in roce_dev.active */
+	bool active;
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct pmr_roce_qp_stats st;
@@ -134,6 +138,15 @@ struct roce_qp {
 static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 {
 	return qp->ctx->dev->priv;
+}
+
+/* Put a QP on the list progress visits (engine lock held). */
+static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
+{
+	if (!rq->active) {
+		rq->active = true;
+		pmr_list_add_tail(&d->active, &rq->active_link);
+	}
 }
 
 static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)

@@ -212,6 +212,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	a.d = d;
 	d->max_mtu = PMR_MTU_1024;
 	d->service_lcore = -1;
+	pmr_list_init(&d->active);
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
 	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
 		ROCE_LOG(ERR, "an ipv4= or ipv6= address is required");
@@ -350,11 +351,35 @@ static void qp_apply_resets(struct roce_qp *rq)
 	}
 }
 
+static void doorbell(struct pmr_qp_obj *qp, void *arg)
+{
+	roce_qp_activate(arg, qp->priv);
+}
+
+/* Nothing to send, no timer running, no reply owed: off the active list. */
+static bool qp_idle(struct roce_qp *rq)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	enum pmr_qp_state st = pmr_qp_state(qp);
+
+	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending)
+		return false;
+	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
+		if (rq->res[i].active)
+			return false;
+	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
+		return true;
+	return rq->ack_deadline == 0 && rq->rnr_deadline == 0 &&
+	       (st != PMR_QPS_RTS ||
+		rq->req_idx == atomic_load_explicit(&qp->sq.prod,
+						    memory_order_acquire));
+}
+
 static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
 	struct rte_mbuf *pkts[ROCE_RX_BURST];
-	struct pmr_list *pos;
+	struct pmr_list *pos, *next;
 	unsigned int done = 0;
 	uint16_t n;
 	uint64_t now;
@@ -362,27 +387,31 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
 			     ROCE_RX_BURST);
-	PMR_LIST_FOREACH(pos, &ctx->qps)
-		qp_apply_resets(((struct pmr_qp_obj *)PMR_CONTAINER_OF(pos,
-			struct pmr_qp_obj, link))->priv);
+	pmr_ctx_doorbells(ctx, doorbell, d);
 	for (uint16_t i = 0; i < n; i++) {
 		roce_rx(d, ctx, pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
 	done = n;
 	now = rte_rdtsc();
-	PMR_LIST_FOREACH(pos, &ctx->qps) {
-		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
-			struct pmr_qp_obj, link);
-		struct roce_qp *rq = qp->priv;
+	for (pos = d->active.next; pos != &d->active; pos = next) {
+		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
+						      active_link);
+		struct pmr_qp_obj *qp = rq->qp;
 		unsigned int left = budget > done ? budget - done : 1;
 
+		next = pos->next;
+		qp_apply_resets(rq);
 		if (qp->pub.qp_type == PMR_QPT_RC &&
 		    pmr_qp_state(qp) == PMR_QPS_RTS)
 			roce_req_timers(d, rq, now);
 		done += roce_resp_run(d, rq, left);
 		left = budget > done ? budget - done : 1;
 		done += roce_req_run(d, rq, left, now);
+		if (qp_idle(rq)) {
+			pmr_list_del(&rq->active_link);
+			rq->active = false;
+		}
 	}
 	roce_tx_flush(d);
 	return (int)done;
@@ -503,6 +532,7 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	}
 	rq->qp = qp;
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
+	pmr_list_init(&rq->active_link);
 	qp->priv = rq;
 	return 0;
 }
@@ -510,7 +540,12 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 static void roce_qp_destroy(struct pmr_qp_obj *qp)
 {
 	struct roce_qp *rq = qp->priv;
+	struct roce_dev *d = qp->ctx->dev->priv;
 
+	/* it may still be on the doorbell stack or the active list */
+	pmr_ctx_doorbells(qp->ctx, doorbell, d);
+	if (rq->active)
+		pmr_list_del(&rq->active_link);
 	free(rq->wst);
 	free(rq);
 	qp->priv = NULL;
@@ -538,6 +573,8 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		rq->need_req_reset = true;
 	if ((mask & PMR_QP_DEST_QPN) && qp->pub.qp_type != PMR_QPT_UD)
 		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
+	if (rq->need_req_reset || rq->need_resp_reset)
+		roce_qp_activate(qp->ctx->dev->priv, rq);
 	return 0;
 }
 
@@ -583,6 +620,7 @@ static const struct pmr_driver roce_driver = {
 	.ah_create = roce_ah_create,
 	.progress = roce_progress,
 	.mr_busy = roce_mr_busy,
+	.doorbells = true,
 };
 
 PMR_DRIVER_REGISTER(roce_driver)

@@ -430,6 +430,7 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 		roce_neigh_add(d, p.sgid, p.smac, false);
 	rq->st.rx_pkts++;
 	rq->st.rx_bytes += p.payload_len;
+	roce_qp_activate(d, rq);     /* replies to send, window to refill */
 	if (p.info->flags & WIRE_OPF_REQ)
 		roce_resp_rx(d, rq, f, &p);
 	else

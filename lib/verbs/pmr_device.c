@@ -381,6 +381,7 @@ PMR_EXPORT struct pmr_context *pmr_open_device(struct pmr_device *device)
 	ctx->engine_lock = &ctx->own_lock;
 	atomic_flag_clear(&ctx->own_lock.flag);
 	ctx->mode = PMR_PROGRESS_INLINE;
+	ctx->doorbells = dev->drv->doorbells;
 	pmr_list_init(&ctx->qps);
 	pmr_list_init(&ctx->srqs);
 	ret = pmr_equeue_init(&ctx->async, PMR_MAX_ASYNC_EVENTS,

@@ -253,6 +253,11 @@ struct pmr_ctx_obj {
 	struct pmr_list srqs;             /* SRQs of this context */
 	struct pmr_async_queue async;
 	uint64_t async_dropped;
+	/* doorbells: QPs with newly posted send WRs (a lock-free stack that
+	 * any thread pushes to and the engine empties), when the driver
+	 * asks for them */
+	bool doorbells;
+	struct pmr_qp_obj *_Atomic db_head;
 	_Atomic int nobjs;                /* PDs, CQs, channels */
 };
 
@@ -340,6 +345,8 @@ struct pmr_qp_obj {
 	void *priv;                       /* driver's QP state */
 	struct pmr_list link;             /* in ctx->qps */
 	_Atomic uint32_t async_events_delivered;
+	_Atomic bool db_armed;            /* on the doorbell stack */
+	struct pmr_qp_obj *db_next;
 };
 
 static inline struct pmr_qp_obj *pmr_qp_obj(struct pmr_qp *qp)
@@ -426,7 +433,54 @@ struct pmr_driver {
 	int (*progress)(struct pmr_ctx_obj *ctx, unsigned int budget);
 	/** Optional: true when the engine still references the MR. */
 	bool (*mr_busy)(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
+	/** Ring doorbells: post_send pushes the QP on ctx->db_head, and the
+	 *  engine takes them with pmr_ctx_doorbells(). */
+	bool doorbells;
 };
+
+/*
+ * Doorbells.  post_send publishes its WQEs, then arms the QP's doorbell:
+ * the first arming pushes the QP on the context's stack.  The engine
+ * takes the whole stack and disarms each QP before looking at its SQ, so
+ * a WQE is either seen now or rings the doorbell again (the exchange and
+ * the seq_cst store order the ring index against the armed flag).
+ */
+static inline void pmr_qp_doorbell(struct pmr_qp_obj *qp)
+{
+	struct pmr_ctx_obj *ctx = qp->ctx;
+	struct pmr_qp_obj *old;
+
+	if (atomic_exchange_explicit(&qp->db_armed, true, memory_order_seq_cst))
+		return;
+	old = atomic_load_explicit(&ctx->db_head, memory_order_relaxed);
+	do {
+		qp->db_next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&ctx->db_head, &old, qp,
+			memory_order_release, memory_order_relaxed));
+}
+
+/**
+ * Take the QPs whose doorbell rang (engine lock held) and call fn on each,
+ * disarmed.  @return how many.
+ */
+static inline unsigned int pmr_ctx_doorbells(struct pmr_ctx_obj *ctx,
+	void (*fn)(struct pmr_qp_obj *qp, void *arg), void *arg)
+{
+	struct pmr_qp_obj *qp = atomic_exchange_explicit(&ctx->db_head, NULL,
+						       memory_order_acquire);
+	unsigned int n = 0;
+
+	while (qp != NULL) {
+		struct pmr_qp_obj *next = qp->db_next;
+
+		atomic_store_explicit(&qp->db_armed, false,
+				      memory_order_seq_cst);
+		fn(qp, arg);
+		qp = next;
+		n++;
+	}
+	return n;
+}
 
 /** Make a driver known by name (call from a constructor). */
 void pmr_driver_register(const struct pmr_driver *drv);

@@ -1102,6 +1102,8 @@ PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 	atomic_store_explicit(&sq->prod, prod, memory_order_release);
 	if (err != 0)
 		*bad_wr = wr;
+	if (qp->ctx->doorbells)
+		pmr_qp_doorbell(qp);
 	if (st >= PMR_QPS_SQE) {
 		pmr_lock(qp->ctx->engine_lock);
 		pmr_qp_flush_posted(qp);

@@ -27,11 +27,19 @@ CLI_EAL=$(pmrt_eal_memif client 0 02:00:00:99:01:02)
 SRV_DEV="roce:port=0,ipv4=10.99.1.1,progress=service,service_lcore=1"
 CLI_DEV="roce:port=0,ipv4=10.99.1.2"
 pmrt_memif_reset
+rm -f "$CTL"
 PMR_EAL_ARGS="$SRV_EAL" PMR_DEVICES="$SRV_DEV" \
 	timeout -k 5 60 "$DEMO" --server --passive --ctl "$CTL" \
 	>"$PMRT_LOGDIR/server.log" 2>&1 &
 spid=$!
 PMRT_PIDS+=("$spid")
+# The client starts once the server's device is up (its control socket
+# exists): a memif client that connects while the server is still
+# configuring its port gets a link that never passes frames.
+for ((i = 0; i < 300; i++)); do
+	[ -S "$CTL" ] && break
+	sleep 0.05
+done
 PMR_EAL_ARGS="$CLI_EAL" PMR_DEVICES="$CLI_DEV" \
 	timeout -k 5 60 "$DEMO" --passive --ctl "$CTL" -n 2000 \
 	>"$PMRT_LOGDIR/client.log" 2>&1
