@@ -1,0 +1,1868 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmr-perf: perftest-style benchmarks for pmrdma (ib_send_lat, ib_write_bw
+ * ... in one program), with a raw-ethdev baseline on the same port.
+ *
+ *   server:  pmr-perf TEST [options] [-- EAL args]
+ *   client:  pmr-perf TEST [options] HOST [-- EAL args]
+ *
+ * TEST is send_lat, write_lat, read_lat, atomic_lat, send_bw, write_bw,
+ * read_bw or atomic_bw.  The client sends its parameters to the server
+ * over TCP, so the server needs only the test name and its device.
+ *
+ * The program initialises EAL itself (arguments after "--", else
+ * PMR_EAL_ARGS), optionally runs the raw baseline (plain Ethernet frames
+ * with rte_eth_* on the port), stops the port, then creates the RoCE
+ * device on that port with pmr_device_create("roce", ARGS), where ARGS
+ * come from --dev or PMR_DEVICES ("roce:port=0,ipv4=...").
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "pmr_roce.h"
+#include "pmr_verbs.h"
+
+#define DEF_PORT 18515
+#define MAX_SIZE (8u << 20)
+#define RAW_ETHERTYPE 0x88B5
+#define RAW_POOL_MBUFS 4095
+#define RAW_DATA 8192
+#define RAW_BURST 32
+#define END_CHECK_SPINS (1u << 12)
+
+enum op { OP_SEND, OP_WRITE, OP_READ, OP_ATOMIC };
+
+struct opts {
+	char test[16];
+	enum op op;
+	bool lat;
+	int qpt;                 /* PMR_QPT_RC / UC / UD */
+	uint64_t size;
+	bool all;
+	uint64_t iters;          /* 0: default */
+	double duration;         /* s; 0: iterations */
+	int nqp;
+	int tx_depth;
+	int rx_depth;
+	int mtu;                 /* 0: the port's active MTU */
+	int inl;                 /* -1: default */
+	int cq_mod;
+	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
+	/* local only */
+	bool gbits;
+	bool json;
+	int tcp_port;
+	const char *host;
+	const char *hist;
+	const char *devargs;
+	int progress;            /* enum pmr_progress_mode */
+};
+
+static struct opts o = {
+	.size = 2, .nqp = 1, .tx_depth = 0, .rx_depth = 512, .inl = -1,
+	.cq_mod = 0, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
+	.progress = PMR_PROGRESS_INLINE,
+};
+
+static uint64_t hz;
+static int sock = -1;
+static struct pmr_context *ctx;
+static bool server;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "pmr-perf: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* Run the engine while the application waits, unless a service core does. */
+static inline void drive(void)
+{
+	if (ctx != NULL && o.progress != PMR_PROGRESS_SERVICE)
+		pmr_progress(ctx, 64);
+}
+
+static uint16_t port_id;
+static struct pmr_device *dev;
+
+/* Abort a wait that made no progress for 10 s, saying what the port saw. */
+static void stall_check(uint64_t since, const char *where)
+{
+	struct rte_eth_link link;
+	struct rte_eth_stats es;
+	struct pmr_roce_port_stats st;
+
+	if (rte_rdtsc() - since < 10 * hz)
+		return;
+	memset(&link, 0, sizeof(link));
+	memset(&es, 0, sizeof(es));
+	rte_eth_link_get_nowait(port_id, &link);
+	rte_eth_stats_get(port_id, &es);
+	fprintf(stderr, "pmr-perf: %s: no progress for 10 s; link %s, "
+		"ethdev ipackets %lu opackets %lu imissed %lu oerrors %lu\n",
+		where, link.link_status ? "up" : "down", es.ipackets,
+		es.opackets, es.imissed, es.oerrors);
+	if (dev != NULL && pmr_roce_port_stats(dev, &st) == 0)
+		fprintf(stderr, "pmr-perf: roce rx %lu tx %lu retransmits %lu "
+			"timeouts %lu tx_drops %lu arp tx %lu rx %lu\n",
+			st.rx_pkts, st.tx_pkts, st.retransmits, st.timeouts,
+			st.tx_drops, st.arp_tx, st.arp_rx);
+	exit(1);
+}
+
+/* ---- TCP control channel ---------------------------------------------- */
+
+static char lbuf[1 << 16];
+static size_t llen;
+
+static void tcp_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tcp_send(const char *fmt, ...)
+{
+	char b[4096];
+	va_list ap;
+	int n;
+	size_t off = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(b))
+		die("control message too long");
+	while (off < (size_t)n) {
+		ssize_t w = send(sock, b + off, (size_t)n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			die("control connection: send: %s", strerror(errno));
+		off += (size_t)w;
+	}
+}
+
+/* Take one line if a whole one is buffered or arrives without waiting. */
+static bool tcp_try_line(char *out, size_t n)
+{
+	char *nl;
+
+	for (;;) {
+		nl = memchr(lbuf, '\n', llen);
+		if (nl != NULL) {
+			size_t l = (size_t)(nl - lbuf);
+
+			if (l >= n)
+				die("control line too long");
+			memcpy(out, lbuf, l);
+			out[l] = '\0';
+			memmove(lbuf, nl + 1, llen - l - 1);
+			llen -= l + 1;
+			return true;
+		}
+		if (llen == sizeof(lbuf))
+			die("control line too long");
+		ssize_t r = recv(sock, lbuf + llen, sizeof(lbuf) - llen,
+				 MSG_DONTWAIT);
+		if (r == 0)
+			die("control connection closed by the peer");
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return false;
+			die("control connection: recv: %s", strerror(errno));
+		}
+		llen += (size_t)r;
+	}
+}
+
+/* Wait for a line, keeping the engine (ARP, ACKs, retransmits) running. */
+static void tcp_line(char *out, size_t n)
+{
+	while (!tcp_try_line(out, n)) {
+		if (ctx != NULL && o.progress != PMR_PROGRESS_SERVICE) {
+			for (int i = 0; i < 256; i++)
+				drive();
+		} else {
+			struct pollfd p = { .fd = sock, .events = POLLIN };
+
+			poll(&p, 1, 1);
+		}
+	}
+}
+
+static void tcp_expect(const char *word)
+{
+	char l[256];
+
+	tcp_line(l, sizeof(l));
+	if (strncmp(l, word, strlen(word)) != 0)
+		die("control: expected '%s', got '%s'", word, l);
+}
+
+static void barrier(const char *name)
+{
+	tcp_send("%s\n", name);
+	tcp_expect(name);
+}
+
+static void tcp_open(void)
+{
+	int one = 1;
+
+	if (server) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)o.tcp_port),
+					 .sin_addr.s_addr = htonl(INADDR_ANY) };
+		int ls = socket(AF_INET, SOCK_STREAM, 0);
+
+		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+		    listen(ls, 1) != 0)
+			die("TCP port %d: %s", o.tcp_port, strerror(errno));
+		sock = accept(ls, NULL, NULL);
+		if (sock < 0)
+			die("accept: %s", strerror(errno));
+		close(ls);
+	} else {
+		struct addrinfo hints = { .ai_family = AF_INET,
+					  .ai_socktype = SOCK_STREAM }, *res;
+		char port[16];
+
+		snprintf(port, sizeof(port), "%d", o.tcp_port);
+		if (getaddrinfo(o.host, port, &hints, &res) != 0)
+			die("cannot resolve %s", o.host);
+		for (int t = 0;; t++) {
+			sock = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(sock, res->ai_addr, res->ai_addrlen) == 0)
+				break;
+			close(sock);
+			if (t > 300)
+				die("cannot connect to %s:%d", o.host,
+				    o.tcp_port);
+			usleep(100000);
+		}
+		freeaddrinfo(res);
+	}
+	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ---- statistics and output -------------------------------------------- */
+
+struct lat_res {
+	uint64_t bytes, iters;
+	double min, max, typ, avg, sd, p99, p999;
+};
+
+struct bw_res {
+	uint64_t bytes, iters;
+	double peak, avg, mpps;     /* MB/s (1e6 B/s), Mpps */
+};
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const double *s, size_t n, double p)
+{
+	size_t i = (size_t)ceil(p * (double)n) - 1;
+
+	return s[i >= n ? n - 1 : i];
+}
+
+/* Samples in microseconds, sorted in place. */
+static struct lat_res lat_stats(double *s, size_t n, uint64_t bytes)
+{
+	struct lat_res r = { .bytes = bytes, .iters = n };
+	double sum = 0, sq = 0;
+
+	if (n == 0)
+		return r;
+	qsort(s, n, sizeof(*s), cmp_dbl);
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	r.avg = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (s[i] - r.avg) * (s[i] - r.avg);
+	r.sd = sqrt(sq / (double)n);
+	r.min = s[0];
+	r.max = s[n - 1];
+	r.typ = s[n / 2];
+	r.p99 = pct(s, n, 0.99);
+	r.p999 = pct(s, n, 0.999);
+	return r;
+}
+
+static const char *mode_name(bool raw)
+{
+	return raw ? "raw" : "rdma";
+}
+
+static void lat_header(bool raw)
+{
+	if (o.json)
+		return;
+	printf("---------------------------------------------------------------------------------------\n");
+	printf(" %s %s%s\n", raw ? "raw ethdev ping-pong (same port, same payload per frame):" :
+	       "pmrdma", raw ? "" : o.test, raw ? "" :
+	       (o.op == OP_SEND || o.op == OP_WRITE ? " (half round trip)" : " (full round trip)"));
+	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+}
+
+static void lat_print(const struct lat_res *r, bool raw)
+{
+	if (o.json) {
+		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
+		       "\"iterations\":%lu,\"t_min\":%.3f,\"t_max\":%.3f,"
+		       "\"t_typical\":%.3f,\"t_avg\":%.3f,\"t_stdev\":%.3f,"
+		       "\"p99\":%.3f,\"p99_9\":%.3f}\n", o.test, mode_name(raw),
+		       o.nqp, r->bytes, r->iters, r->min, r->max, r->typ,
+		       r->avg, r->sd, r->p99, r->p999);
+	} else {
+		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
+		       r->bytes, r->iters, r->min, r->max, r->typ, r->avg,
+		       r->sd, r->p99, r->p999);
+	}
+	fflush(stdout);
+}
+
+static void bw_header(bool raw)
+{
+	const char *u = o.gbits ? "Gb/sec" : "MB/sec";
+
+	if (o.json)
+		return;
+	printf("---------------------------------------------------------------------------------------\n");
+	printf(" %s %s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
+	       raw ? "" : o.test);
+	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u, u);
+}
+
+static double bw_unit(double mbs)
+{
+	return o.gbits ? mbs * 8 / 1000 : mbs;
+}
+
+static void bw_print(const struct bw_res *r, bool raw)
+{
+	if (o.json) {
+		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
+		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
+		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f}\n", o.test,
+		       mode_name(raw), o.nqp, r->bytes, r->iters,
+		       bw_unit(r->peak), bw_unit(r->avg),
+		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
+	} else {
+		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
+		       r->bytes, r->iters, bw_unit(r->peak), bw_unit(r->avg),
+		       r->mpps);
+	}
+	fflush(stdout);
+}
+
+/* ---- histogram (gnuplot) ------------------------------------------------ */
+
+static void histogram(const double *rdma, size_t n, const double *raw,
+		      size_t nraw, uint64_t size, bool many)
+{
+	char path[512], dat[2][600];
+	const double *s[2] = { rdma, raw };
+	size_t cnt[2] = { n, nraw };
+	double hi = 0, bin;
+	FILE *g;
+
+	if (o.hist == NULL || n == 0)
+		return;
+	if (many) {
+		const char *dot = strrchr(o.hist, '.');
+		int base = dot ? (int)(dot - o.hist) : (int)strlen(o.hist);
+
+		snprintf(path, sizeof(path), "%.*s-%lu%s", base, o.hist, size,
+			 dot ? dot : ".png");
+	} else {
+		snprintf(path, sizeof(path), "%s", o.hist);
+	}
+	/* histogram up to 2 x the larger 99th percentile (preemptions of
+	 * milliseconds would squash it); the CDF, log x, shows everything */
+	for (int k = 0; k < 2; k++)
+		if (cnt[k] && pct(s[k], cnt[k], 0.99) > hi)
+			hi = pct(s[k], cnt[k], 0.99);
+	hi *= 2;
+	bin = hi / 100;
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+		size_t nb = 101;
+		double *h;
+
+		if (cnt[k] == 0)
+			continue;
+		snprintf(dat[k], sizeof(dat[k]), "%s.%d.dat", path, k);
+		f = fopen(dat[k], "w");
+		if (f == NULL)
+			return;
+		h = calloc(nb, sizeof(*h));
+		for (size_t i = 0; i < cnt[k]; i++) {
+			size_t b = (size_t)(s[k][i] / bin);
+
+			if (b < nb)
+				h[b] += 1;
+		}
+		/* block 0: bin centre, fraction; block 1: sorted sample, CDF */
+		for (size_t b = 0; b < nb; b++)
+			fprintf(f, "%g %g\n", (b + 0.5) * bin,
+				h[b] / (double)cnt[k]);
+		fprintf(f, "\n\n");
+		size_t step = cnt[k] / 4000 + 1;
+
+		for (size_t i = 0; i < cnt[k]; i += step)
+			fprintf(f, "%g %g\n", s[k][i], (double)(i + 1) / (double)cnt[k]);
+		fprintf(f, "%g 1\n", s[k][cnt[k] - 1]);
+		free(h);
+		fclose(f);
+	}
+	g = popen("gnuplot", "w");
+	if (g == NULL)
+		return;
+	fprintf(g, "set terminal pngcairo size 960,400 font ',9'\n"
+		"set output '%s'\nset termoption noenhanced\n"
+		"set multiplot layout 1,2 title '%s, %lu B "
+		"(%s)'\nset grid\nset xlabel 'latency [usec]'\n"
+		"set xrange [0:%g]\nset ylabel 'fraction of samples'\n"
+		"set style fill transparent solid 0.5 noborder\n"
+		"set boxwidth %g\n",
+		path, o.test, size,
+		o.op == OP_SEND || o.op == OP_WRITE ? "half round trip" :
+		"round trip", hi, bin);
+	fprintf(g, "set title 'histogram (to 2 x p99)'\n"
+		"plot '%s' i 0 u 1:2 w boxes t 'pmrdma'", dat[0]);
+	if (nraw)
+		fprintf(g, ", '%s' i 0 u 1:2 w boxes t 'raw ethdev'", dat[1]);
+	fprintf(g, "\nset title 'CDF (all samples)'\nset ylabel 'P(latency <= x)'\n"
+		"set logscale x\nset autoscale x\nset yrange [0:1.01]\n"
+		"plot '%s' i 1 u 1:2 w steps lw 2 t 'pmrdma'", dat[0]);
+	if (nraw)
+		fprintf(g, ", '%s' i 1 u 1:2 w steps lw 2 t 'raw ethdev'", dat[1]);
+	fprintf(g, "\nunset multiplot\n");
+	if (pclose(g) != 0)
+		fprintf(stderr, "pmr-perf: gnuplot failed for %s\n", path);
+	unlink(dat[0]);
+	if (nraw)
+		unlink(dat[1]);
+}
+
+/* ---- raw ethdev baseline --------------------------------------------- */
+
+static struct rte_mempool *raw_pool;
+static struct rte_ether_addr raw_mac;
+
+static void raw_setup(void)
+{
+	struct rte_eth_conf conf;
+	uint16_t nrx = 1024, ntx = 1024;
+	int ret, socket = rte_eth_dev_socket_id(port_id);
+
+	if (socket < 0)
+		socket = 0;
+	if (raw_pool == NULL)
+		raw_pool = rte_pktmbuf_pool_create("pmrperf_raw",
+			RAW_POOL_MBUFS, 256, 0, RTE_PKTMBUF_HEADROOM + RAW_DATA,
+			rte_socket_id());
+	if (raw_pool == NULL)
+		die("raw: mbuf pool: %s", rte_strerror(rte_errno));
+	memset(&conf, 0, sizeof(conf));
+	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	if (ret != 0)
+		die("raw: configure port %u: %s", port_id, strerror(-ret));
+	rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nrx, &ntx);
+	ret = rte_eth_rx_queue_setup(port_id, 0, nrx, (unsigned)socket, NULL,
+				     raw_pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port_id, 0, ntx, (unsigned)socket,
+					     NULL);
+	if (ret != 0)
+		die("raw: queue set-up: %s", strerror(-ret));
+	rte_eth_promiscuous_enable(port_id);
+	for (int ms = 0;; ms += 10) {     /* memif client: server may be late */
+		ret = rte_eth_dev_start(port_id);
+		if (ret == 0)
+			break;
+		if (ms > 10000)
+			die("raw: start port %u: %s", port_id, strerror(-ret));
+		usleep(10000);
+	}
+	rte_eth_macaddr_get(port_id, &raw_mac);
+}
+
+static void wait_link(void)
+{
+	struct rte_eth_link link;
+
+	for (int ms = 0; ms < 10000; ms += 10) {
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(port_id, &link);
+		if (link.link_status)
+			return;
+		usleep(10000);
+	}
+	fprintf(stderr, "pmr-perf: port %u: link still down after 10 s\n",
+		port_id);
+}
+
+/*
+ * Start the port on the server first, then on the client.  A memif client
+ * that connects while the server's port is not started yet (or while the
+ * server reconfigures its queues) ends up with a link that is "up" but
+ * passes no frames: seen here in about 1 run in 3 without this ordering.
+ */
+static void ordered_start(void (*start)(void), const char *tag)
+{
+	if (server) {
+		start();
+		tcp_send("%s\n", tag);
+	} else {
+		tcp_expect(tag);
+		start();
+	}
+	wait_link();
+}
+
+/* Frame: Ethernet (broadcast, ours, 0x88B5), then payload; >= 60 bytes. */
+static struct rte_mbuf *raw_frame(const uint8_t *payload, uint32_t len,
+				  uint32_t seq)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(raw_pool);
+	struct rte_ether_hdr *eh;
+	uint32_t flen = 14 + len < 60 ? 60 : 14 + len;
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)flen);
+	eh = (struct rte_ether_hdr *)p;
+	memset(&eh->dst_addr, 0xff, 6);
+	eh->src_addr = raw_mac;
+	eh->ether_type = rte_cpu_to_be_16(RAW_ETHERTYPE);
+	memcpy(p + 14, payload, len);
+	if (flen >= 18)
+		memcpy(p + 14, &seq, 4);
+	return m;
+}
+
+static void raw_tx(struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t sent = 0;
+	uint64_t t0 = rte_rdtsc();
+
+	while (sent < n) {
+		sent += rte_eth_tx_burst(port_id, 0, m + sent, n - sent);
+		stall_check(t0, "raw transmit");
+	}
+}
+
+/* Receive one frame of ours, copying its payload; NULL-safe for others. */
+static int raw_rx_copy(uint8_t *dst, uint32_t cap, uint32_t *len)
+{
+	struct rte_mbuf *m;
+
+	if (rte_eth_rx_burst(port_id, 0, &m, 1) == 0)
+		return 0;
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eh->ether_type != rte_cpu_to_be_16(RAW_ETHERTYPE)) {
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	uint32_t l = rte_pktmbuf_pkt_len(m) - 14;
+
+	if (l > cap)
+		l = cap;
+	memcpy(dst, rte_pktmbuf_mtod_offset(m, uint8_t *, 14), l);
+	*len = l;
+	rte_pktmbuf_free(m);
+	return 1;
+}
+
+static uint32_t frag_size(void)
+{
+	return (uint32_t)(o.mtu ? o.mtu : 1024);
+}
+
+/* A message of `size` bytes is ceil(size / MTU) frames each way. */
+static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
+		    struct lat_res *res, double **samples, size_t *nsamples)
+{
+	uint32_t frag = frag_size();
+	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
+	uint8_t *buf = calloc(1, size + frag), *rbuf = calloc(1, frag);
+	uint64_t total = iters + warm;
+	uint64_t *t = NULL;
+	char l[128];
+
+	if (nfr == 0)
+		nfr = 1;
+	if (!server)
+		t = malloc((total + 1) * sizeof(*t));
+	barrier("RAWLAT");
+	if (server) {
+		uint32_t got = 0, len, spins = 0;
+
+		for (;;) {
+			if (raw_rx_copy(rbuf, frag, &len)) {
+				if (++got == nfr) {
+					got = 0;
+					for (uint32_t f = 0; f < nfr; f++) {
+						uint32_t pl = size - (uint64_t)f * frag < frag ?
+							(uint32_t)(size - (uint64_t)f * frag) : frag;
+						struct rte_mbuf *m =
+							raw_frame(buf + (uint64_t)f * frag, pl, f);
+
+						if (m)
+							raw_tx(&m, 1);
+					}
+				}
+			} else if (++spins % END_CHECK_SPINS == 0 &&
+				   tcp_try_line(l, sizeof(l))) {
+				break;
+			}
+		}
+	} else {
+		uint64_t it;
+
+		for (it = 0; it < total; it++) {
+			uint32_t got = 0, len;
+			uint64_t t0;
+
+			t[it] = rte_rdtsc();
+			for (uint32_t f = 0; f < nfr; f++) {
+				uint32_t pl = size - (uint64_t)f * frag < frag ?
+					(uint32_t)(size - (uint64_t)f * frag) : frag;
+				struct rte_mbuf *m = raw_frame(buf + (uint64_t)f * frag,
+							       pl, f);
+
+				if (m)
+					raw_tx(&m, 1);
+			}
+			t0 = rte_rdtsc();
+			while (got < nfr) {
+				got += (uint32_t)raw_rx_copy(rbuf, frag, &len);
+				if (got < nfr)
+					stall_check(t0, "raw ping-pong (frame lost?)");
+			}
+		}
+		t[total] = rte_rdtsc();
+		tcp_send("END\n");
+		double *s = malloc(iters * sizeof(*s));
+
+		/* like the RDMA test: half round trip for send/write */
+		double div = o.op == OP_SEND || o.op == OP_WRITE ? 2 : 1;
+
+		for (uint64_t i = 0; i < iters; i++)
+			s[i] = (double)(t[warm + i + 1] - t[warm + i]) * 1e6 /
+			       (double)hz / div;
+		*res = lat_stats(s, iters, size);
+		*samples = s;
+		*nsamples = iters;
+		free(t);
+	}
+	barrier("RAWLATDONE");
+	free(buf);
+	free(rbuf);
+}
+
+static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
+{
+	uint32_t frag = frag_size();
+	uint32_t pl = size < frag ? (uint32_t)size : frag;
+	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
+	uint8_t *buf = calloc(1, frag + 64);
+	char l[256];
+
+	barrier("RAWBW");
+	if (server) {
+		struct rte_mbuf *m[RAW_BURST];
+		uint64_t rx = 0, bytes = 0, tf = 0, tl = 0, spins = 0;
+		bool end = false;
+		uint64_t tend = 0;
+
+		for (;;) {
+			uint16_t n = rte_eth_rx_burst(port_id, 0, m, RAW_BURST);
+
+			if (n) {
+				uint64_t now = rte_rdtsc();
+
+				if (rx == 0)
+					tf = now;
+				tl = now;
+			}
+			for (uint16_t i = 0; i < n; i++) {
+				const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i],
+					const struct rte_ether_hdr *);
+
+				if (eh->ether_type == rte_cpu_to_be_16(RAW_ETHERTYPE)) {
+					uint32_t len = rte_pktmbuf_pkt_len(m[i]) - 14;
+
+					if (len > pl)
+						len = pl;
+					memcpy(buf, rte_pktmbuf_mtod_offset(m[i],
+					       uint8_t *, 14), len);
+					rx++;
+					bytes += len;
+				}
+			}
+			if (n)
+				rte_pktmbuf_free_bulk(m, n);
+			if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
+				end = true;
+				tend = rte_rdtsc();
+			}
+			if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
+				break;
+		}
+		/* the first frame's arrival starts the clock: count it out */
+		tcp_send("RES %lu %lu %.0f\n", rx, bytes,
+			 rx > 1 ? (double)(tl - tf) * 1e9 / (double)hz : 0.0);
+	} else {
+		struct rte_mbuf *m[RAW_BURST];
+		uint64_t frames = iters * nfr, sent = 0;
+		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
+		uint64_t rx, bytes;
+		double ns;
+
+		memset(buf, 0xa5, frag);
+		while (o.duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
+			uint16_t n = RAW_BURST, k = 0;
+
+			if (o.duration == 0 && frames - sent < n)
+				n = (uint16_t)(frames - sent);
+			for (; k < n; k++) {
+				m[k] = raw_frame(buf, pl, (uint32_t)(sent + k));
+				if (m[k] == NULL)
+					break;
+			}
+			if (k == 0)
+				continue;
+			raw_tx(m, k);
+			sent += k;
+		}
+		tcp_send("END %lu\n", sent);
+		tcp_line(l, sizeof(l));
+		if (sscanf(l, "RES %lu %lu %lf", &rx, &bytes, &ns) != 3)
+			die("raw: bad result '%s'", l);
+		memset(res, 0, sizeof(*res));
+		res->bytes = size;
+		res->iters = rx / nfr;
+		if (ns > 0) {
+			/* receiver side, from the first to the last frame */
+			res->avg = (double)(bytes - pl) / ns * 1e3;
+			res->peak = res->avg;
+			res->mpps = (double)(rx - 1) / nfr / ns * 1e3;
+		}
+		if (!o.json && rx < sent)
+			printf(" (raw: %lu of %lu frames received)\n", rx, sent);
+	}
+	barrier("RAWBWDONE");
+	free(buf);
+}
+
+/* ---- RDMA resources ---------------------------------------------------- */
+
+struct rqp {
+	struct pmr_qp *qp;
+	uint8_t *lbuf;           /* local: send source / read destination */
+	uint8_t *rbuf;           /* target of the peer's WRITE / source of its READ */
+	uint32_t psn;
+	/* the peer's */
+	uint32_t rqpn, rpsn, rrkey;
+	uint64_t rladdr, rraddr;
+	union pmr_gid rgid;
+	/* run state */
+	uint32_t out;            /* outstanding send WRs */
+	uint32_t unsig;          /* posted since the last signaled one */
+	uint64_t cnt;
+};
+
+static struct pmr_pd *pd;
+static struct pmr_mr *mr;
+static struct pmr_cq *scq, *rcq;
+static struct rqp *qps;
+static uint8_t *mem;
+static size_t slot;              /* bytes per QP: lbuf then rbuf */
+static struct pmr_ah *ud_ah;
+
+static char devargs[1024];
+static int dev_mtu;
+
+static void parse_devargs(void)
+{
+	const char *s = o.devargs ? o.devargs : getenv("PMR_DEVICES");
+	const char *p;
+
+	if (s == NULL)
+		die("no device: give --dev port=0,ipv4=A.B.C.D[,mac=...] or "
+		    "PMR_DEVICES=roce:port=0,ipv4=...");
+	if (strncmp(s, "roce:", 5) == 0)
+		s += 5;
+	snprintf(devargs, sizeof(devargs), "%.*s", (int)strcspn(s, ";"), s);
+	p = strstr(devargs, "port=");
+	port_id = p ? (uint16_t)atoi(p + 5) : 0;
+	p = strstr(devargs, "mtu=");
+	dev_mtu = p ? atoi(p + 4) : 1024;
+}
+
+/* Replace or add key=val in devargs. */
+static void set_arg(const char *key, const char *val)
+{
+	char k[64], out[1024] = "", *save, *tok, *copy = strdup(devargs);
+
+	snprintf(k, sizeof(k), "%s=", key);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strncmp(tok, k, strlen(k)) != 0)
+			snprintf(out + strlen(out), sizeof(out) - strlen(out),
+				 "%s%s", out[0] ? "," : "", tok);
+	free(copy);
+	snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s%s",
+		 out[0] ? "," : "", k, val);
+	snprintf(devargs, sizeof(devargs), "%s", out);
+}
+
+static void dev_create(void)
+{
+	char mtu[16];
+	struct pmr_port_attr pa;
+
+	if (o.mtu) {
+		snprintf(mtu, sizeof(mtu), "%d", o.mtu);
+		set_arg("mtu", mtu);
+	}
+	if (o.progress == PMR_PROGRESS_SERVICE)
+		set_arg("progress", "service");
+	dev = pmr_device_create("roce", devargs);
+	if (dev == NULL)
+		die("pmr_device_create(\"roce\", \"%s\"): %s", devargs,
+		    strerror(errno));
+	ctx = pmr_open_device(dev);
+	if (ctx == NULL)
+		die("pmr_open_device: %s", strerror(errno));
+	if (o.progress != PMR_PROGRESS_SERVICE) {
+		int ret = pmr_set_progress_mode(ctx, o.progress);
+
+		if (ret)
+			die("pmr_set_progress_mode: %s", strerror(ret));
+	}
+	pmr_query_port(ctx, 1, &pa);
+	if (o.mtu == 0)
+		o.mtu = pmr_mtu_to_num(pa.active_mtu);
+	pd = pmr_alloc_pd(ctx);
+	if (pd == NULL)
+		die("pmr_alloc_pd: %s", strerror(errno));
+}
+
+static uint64_t max_size(void)
+{
+	return o.all ? MAX_SIZE : o.size;
+}
+
+static void qps_create(void)
+{
+	struct pmr_qp_init_attr ia;
+	uint64_t ms = max_size();
+	int ncqe;
+
+	slot = (size_t)(ms + 64 + 63) / 64 * 64 * 2;
+	mem = aligned_alloc(4096, (slot * (size_t)o.nqp + 4095) / 4096 * 4096);
+	if (mem == NULL)
+		die("out of memory for %d x %zu bytes", o.nqp, slot);
+	memset(mem, 0, slot * (size_t)o.nqp);
+	mr = pmr_reg_mr(pd, mem, slot * (size_t)o.nqp,
+			PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE |
+			PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC);
+	if (mr == NULL)
+		die("pmr_reg_mr: %s", strerror(errno));
+	ncqe = o.nqp * o.tx_depth;
+	scq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, NULL, 0);
+	ncqe = o.nqp * o.rx_depth;
+	rcq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, NULL, 0);
+	if (scq == NULL || rcq == NULL)
+		die("pmr_create_cq: %s", strerror(errno));
+	qps = calloc((size_t)o.nqp, sizeof(*qps));
+	for (int i = 0; i < o.nqp; i++) {
+		struct rqp *q = &qps[i];
+
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = scq;
+		ia.recv_cq = rcq;
+		ia.qp_type = (enum pmr_qp_type)o.qpt;
+		ia.cap.max_send_wr = (uint32_t)o.tx_depth;
+		ia.cap.max_recv_wr = o.op == OP_SEND ? (uint32_t)o.rx_depth : 1;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ia.cap.max_inline_data = (uint32_t)o.inl;
+		q->qp = pmr_create_qp(pd, &ia);
+		if (q->qp == NULL)
+			die("pmr_create_qp (%d of %d): %s", i + 1, o.nqp,
+			    strerror(errno));
+		q->lbuf = mem + slot * (size_t)i;
+		q->rbuf = q->lbuf + slot / 2;
+		q->psn = (uint32_t)(lrand48() & 0xffffff);
+	}
+}
+
+static void qps_exchange(void)
+{
+	union pmr_gid gid;
+	char l[256];
+
+	pmr_query_gid(ctx, 1, 0, &gid);
+	for (int i = 0; i < o.nqp; i++) {
+		struct rqp *q = &qps[i];
+		char g[33];
+
+		for (int b = 0; b < 16; b++)
+			sprintf(g + 2 * b, "%02x", gid.raw[b]);
+		tcp_send("QP %06x %06x %08x %016lx %016lx %s\n",
+			 q->qp->qp_num, q->psn, mr->rkey,
+			 (uint64_t)(uintptr_t)q->lbuf,
+			 (uint64_t)(uintptr_t)q->rbuf, g);
+	}
+	for (int i = 0; i < o.nqp; i++) {
+		struct rqp *q = &qps[i];
+		char g[40];
+
+		tcp_line(l, sizeof(l));
+		if (sscanf(l, "QP %x %x %x %lx %lx %32s", &q->rqpn, &q->rpsn,
+			   &q->rrkey, &q->rladdr, &q->rraddr, g) != 6)
+			die("bad QP line '%s'", l);
+		for (int b = 0; b < 16; b++) {
+			unsigned int v;
+
+			sscanf(g + 2 * b, "%2x", &v);
+			q->rgid.raw[b] = (uint8_t)v;
+		}
+	}
+}
+
+static uint8_t rd_atomic(void)
+{
+	return o.op == OP_READ || o.op == OP_ATOMIC ? 16 : 1;
+}
+
+static void qps_connect(void)
+{
+	struct pmr_qp_attr a;
+
+	for (int i = 0; i < o.nqp; i++) {
+		struct rqp *q = &qps[i];
+		int ret, mask;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PMR_QPS_INIT;
+		a.port_num = 1;
+		mask = PMR_QP_STATE | PMR_QP_PKEY_INDEX | PMR_QP_PORT;
+		if (o.qpt == PMR_QPT_UD) {
+			a.qkey = 0x11111111;
+			mask |= PMR_QP_QKEY;
+		} else {
+			a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE |
+				(o.qpt == PMR_QPT_RC ? PMR_ACCESS_REMOTE_READ |
+				 PMR_ACCESS_REMOTE_ATOMIC : 0);
+			mask |= PMR_QP_ACCESS_FLAGS;
+		}
+		ret = pmr_modify_qp(q->qp, &a, mask);
+		if (ret)
+			die("modify_qp INIT: %s", strerror(ret));
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PMR_QPS_RTR;
+		mask = PMR_QP_STATE;
+		if (o.qpt != PMR_QPT_UD) {
+			a.path_mtu = pmr_num_to_mtu(o.mtu);
+			a.dest_qp_num = q->rqpn;
+			a.rq_psn = q->rpsn;
+			a.ah_attr.is_global = 1;
+			a.ah_attr.port_num = 1;
+			a.ah_attr.grh.dgid = q->rgid;
+			a.ah_attr.grh.hop_limit = 64;
+			mask |= PMR_QP_AV | PMR_QP_PATH_MTU | PMR_QP_DEST_QPN |
+				PMR_QP_RQ_PSN;
+			if (o.qpt == PMR_QPT_RC) {
+				/* responder resources only where needed: the
+				 * engine scans them on every progress call */
+				a.max_dest_rd_atomic = rd_atomic();
+				a.min_rnr_timer = 1;
+				mask |= PMR_QP_MAX_DEST_RD_ATOMIC |
+					PMR_QP_MIN_RNR_TIMER;
+			}
+		}
+		ret = pmr_modify_qp(q->qp, &a, mask);
+		if (ret)
+			die("modify_qp RTR: %s", strerror(ret));
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = PMR_QPS_RTS;
+		a.sq_psn = q->psn;
+		mask = PMR_QP_STATE | PMR_QP_SQ_PSN;
+		if (o.qpt == PMR_QPT_RC) {
+			a.timeout = 14;
+			a.retry_cnt = 7;
+			a.rnr_retry = 7;
+			a.max_rd_atomic = rd_atomic();
+			mask |= PMR_QP_TIMEOUT | PMR_QP_RETRY_CNT |
+				PMR_QP_RNR_RETRY | PMR_QP_MAX_QP_RD_ATOMIC;
+		}
+		ret = pmr_modify_qp(q->qp, &a, mask);
+		if (ret)
+			die("modify_qp RTS: %s", strerror(ret));
+	}
+	if (o.qpt == PMR_QPT_UD) {
+		struct pmr_ah_attr aa;
+
+		memset(&aa, 0, sizeof(aa));
+		aa.is_global = 1;
+		aa.port_num = 1;
+		aa.grh.dgid = qps[0].rgid;
+		aa.grh.hop_limit = 64;
+		ud_ah = pmr_create_ah(pd, &aa);
+		if (ud_ah == NULL)
+			die("pmr_create_ah: %s", strerror(errno));
+	}
+}
+
+/* Receives cover the whole target half-slot (any size, UD GRH too). */
+static void post_recv(struct rqp *q, int idx, int n)
+{
+	struct pmr_sge sge = { .addr = (uintptr_t)q->rbuf,
+			       .length = (uint32_t)(slot / 2),
+			       .lkey = mr->lkey };
+	struct pmr_recv_wr wr[64], *bad;
+
+	/* one post per 64 WRs: each post may run the engine (inline mode) */
+	while (n > 0) {
+		int k = n < 64 ? n : 64, ret;
+
+		for (int i = 0; i < k; i++)
+			wr[i] = (struct pmr_recv_wr){ .wr_id = (uint64_t)idx,
+				.sg_list = &sge, .num_sge = 1,
+				.next = i + 1 < k ? &wr[i + 1] : NULL };
+		ret = pmr_post_recv(q->qp, wr, &bad);
+		if (ret)
+			die("pmr_post_recv: %s", strerror(ret));
+		n -= k;
+	}
+}
+
+static void wr_fill(struct pmr_send_wr *wr, struct pmr_sge *sge, struct rqp *q,
+		    uint64_t size)
+{
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uintptr_t)q->lbuf;
+	sge->length = (uint32_t)size;
+	sge->lkey = mr->lkey;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	switch (o.op) {
+	case OP_SEND:
+		wr->opcode = PMR_WR_SEND;
+		if (o.qpt == PMR_QPT_UD) {
+			wr->wr.ud.ah = ud_ah;
+			wr->wr.ud.remote_qpn = q->rqpn;
+			wr->wr.ud.remote_qkey = 0x11111111;
+		}
+		break;
+	case OP_WRITE:
+		wr->opcode = PMR_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = q->rraddr;
+		wr->wr.rdma.rkey = q->rrkey;
+		break;
+	case OP_READ:
+		sge->addr = (uintptr_t)q->rbuf;
+		wr->opcode = PMR_WR_RDMA_READ;
+		wr->wr.rdma.remote_addr = q->rladdr;
+		wr->wr.rdma.rkey = q->rrkey;
+		break;
+	case OP_ATOMIC:
+		sge->addr = (uintptr_t)q->rbuf;
+		sge->length = 8;
+		wr->opcode = PMR_WR_ATOMIC_FETCH_AND_ADD;
+		wr->wr.atomic.remote_addr = q->rladdr;
+		wr->wr.atomic.rkey = q->rrkey;
+		wr->wr.atomic.compare_add = 1;
+		break;
+	}
+	if ((o.op == OP_SEND || o.op == OP_WRITE) && size <= (uint64_t)o.inl)
+		wr->send_flags |= PMR_SEND_INLINE;
+}
+
+static void check_wc(const struct pmr_wc *wc, const char *what)
+{
+	if (wc->status != PMR_WC_SUCCESS)
+		die("%s: completion with error: %s (qp 0x%x, wr_id %lu)", what,
+		    pmr_wc_status_str(wc->status), wc->qp_num, wc->wr_id);
+}
+
+/* Reap send completions; wr_id = qp index << 32 | WRs it retires. */
+static uint64_t reap_send(void)
+{
+	struct pmr_wc wc[32];
+	uint64_t done = 0;
+	int n;
+
+	if (o.progress == PMR_PROGRESS_MANUAL)
+		drive();
+	n = pmr_poll_cq(scq, 32, wc);
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	for (int i = 0; i < n; i++) {
+		struct rqp *q = &qps[wc[i].wr_id >> 32];
+		uint32_t k = (uint32_t)wc[i].wr_id;
+
+		check_wc(&wc[i], "send");
+		q->out -= k;
+		done += k;
+	}
+	return done;
+}
+
+static int post_one(struct rqp *q, int idx, struct pmr_send_wr *wr,
+		    bool force_signal)
+{
+	struct pmr_send_wr *bad;
+	int ret;
+
+	if (q->out >= (uint32_t)o.tx_depth) {
+		uint64_t ts = rte_rdtsc();
+
+		while (q->out >= (uint32_t)o.tx_depth && reap_send() == 0)
+			stall_check(ts, "waiting for a send queue slot");
+	}
+	q->unsig++;
+	if (force_signal || q->unsig >= (uint32_t)o.cq_mod) {
+		wr->send_flags |= PMR_SEND_SIGNALED;
+		wr->wr_id = (uint64_t)idx << 32 | q->unsig;
+		q->unsig = 0;
+	} else {
+		wr->send_flags &= ~(unsigned)PMR_SEND_SIGNALED;
+	}
+	ret = pmr_post_send(q->qp, wr, &bad);
+	if (ret)
+		die("pmr_post_send: %s", strerror(ret));
+	q->out++;
+	return 0;
+}
+
+/* Drain every signaled WR and tell the peer to leave its loop. */
+static void finish_client(void)
+{
+	uint64_t t0 = rte_rdtsc();
+
+	for (int i = 0; i < o.nqp; i++) {
+		struct rqp *q = &qps[i];
+
+		if (q->unsig) {    /* one signaled WR retires the rest */
+			struct pmr_send_wr wr;
+			struct pmr_sge sge;
+
+			wr_fill(&wr, &sge, q, o.op == OP_ATOMIC ? 8 : 1);
+			if (o.op == OP_WRITE || o.op == OP_SEND)
+				wr.opcode = PMR_WR_RDMA_WRITE, wr.wr.rdma.remote_addr = q->rraddr + slot / 2 - 8, wr.wr.rdma.rkey = q->rrkey;
+			if (o.qpt == PMR_QPT_UD) {
+				/* UD: unsignaled sends complete with no CQE */
+				q->out = 0, q->unsig = 0;
+				continue;
+			}
+			wr.wr_id = 0;
+			post_one(q, i, &wr, true);
+		}
+	}
+	for (;;) {
+		bool busy = false;
+
+		for (int i = 0; i < o.nqp && !busy; i++)
+			busy = qps[i].out != 0;
+		if (!busy)
+			break;
+		reap_send();
+		if (rte_rdtsc() - t0 > 10 * hz)
+			die("send completions still missing after 10 s");
+	}
+	tcp_send("END\n");
+}
+
+/* Server side: run the engine until the client says END. */
+static void serve_until_end(void)
+{
+	char l[64];
+	uint32_t spins = 0;
+
+	for (;;) {
+		drive();
+		if (++spins % END_CHECK_SPINS == 0 && tcp_try_line(l, sizeof(l)))
+			break;
+	}
+}
+
+/* ---- latency tests -------------------------------------------------------- */
+
+static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
+			struct lat_res *res)
+{
+	uint64_t total = iters + warm, it;
+	uint64_t *t = server ? NULL : malloc((total + 1) * sizeof(*t));
+	bool half = o.op == OP_SEND || o.op == OP_WRITE;
+	struct pmr_send_wr *wrs = calloc((size_t)o.nqp, sizeof(*wrs));
+	struct pmr_sge *sges = calloc((size_t)o.nqp, sizeof(*sges));
+	char l[64];
+
+	for (int i = 0; i < o.nqp; i++) {
+		wr_fill(&wrs[i], &sges[i], &qps[i], size);
+		qps[i].cnt = 0;
+		qps[i].out = 0;
+		qps[i].unsig = 0;
+		memset(qps[i].rbuf, 0, size);
+		memset(qps[i].lbuf, 0, size);
+	}
+	barrier("LAT");
+
+	if (o.op == OP_SEND) {
+		struct pmr_wc wc;
+		uint32_t spins = 0;
+
+		for (it = 0; server || it < total; it++) {
+			struct rqp *q = &qps[it % (uint64_t)o.nqp];
+			int idx = (int)(it % (uint64_t)o.nqp);
+
+			if (!server) {
+				t[it] = rte_rdtsc();
+				post_one(q, idx, &wrs[idx], false);
+			}
+			uint64_t ts = rte_rdtsc();
+
+			for (;;) {
+				int n;
+
+				if (o.progress == PMR_PROGRESS_MANUAL)
+					drive();
+				n = pmr_poll_cq(rcq, 1, &wc);
+				if (n == 1)
+					break;
+				if (++spins % END_CHECK_SPINS != 0)
+					continue;
+				if (server && tcp_try_line(l, sizeof(l)))
+					goto out;
+				if (!server || it > 0)
+					stall_check(ts, "send_lat: waiting for a receive");
+			}
+			check_wc(&wc, "recv");
+			q = &qps[wc.wr_id];
+			post_recv(q, (int)wc.wr_id, 1);
+			if (server)
+				post_one(q, (int)wc.wr_id, &wrs[wc.wr_id], false);
+			if (q->out >= (uint32_t)o.tx_depth / 2)
+				reap_send();
+		}
+	} else if (o.op == OP_WRITE) {
+		uint32_t spins = 0;
+
+		for (it = 0; server || it < total; it++) {
+			int idx = (int)(it % (uint64_t)o.nqp);
+			struct rqp *q = &qps[idx];
+			uint8_t v = (uint8_t)(q->cnt++ % 255 + 1);
+			volatile uint8_t *poll = q->rbuf + size - 1;
+
+			if (!server) {
+				t[it] = rte_rdtsc();
+				q->lbuf[size - 1] = v;
+				post_one(q, idx, &wrs[idx], false);
+			}
+			uint64_t ts = rte_rdtsc();
+
+			while (*poll != v) {
+				drive();
+				if (++spins % END_CHECK_SPINS != 0)
+					continue;
+				if (server && tcp_try_line(l, sizeof(l)))
+					goto out;
+				if (!server || it > 0)
+					stall_check(ts, "write_lat: waiting for the peer's WRITE");
+			}
+			if (server) {
+				q->lbuf[size - 1] = v;
+				post_one(q, idx, &wrs[idx], false);
+			}
+			if (q->out >= (uint32_t)o.tx_depth / 2)
+				reap_send();
+		}
+	} else {
+		if (server) {
+			serve_until_end();
+			goto out;
+		}
+		for (it = 0; it < total; it++) {
+			int idx = (int)(it % (uint64_t)o.nqp);
+			struct rqp *q = &qps[idx];
+
+			t[it] = rte_rdtsc();
+			post_one(q, idx, &wrs[idx], true);
+			while (q->out != 0) {
+				reap_send();
+				stall_check(t[it], "waiting for a completion");
+			}
+		}
+	}
+	t[total] = rte_rdtsc();
+	finish_client();
+out:
+	barrier("LATDONE");
+	free(wrs);
+	free(sges);
+	if (server)
+		return NULL;
+	double *s = malloc(iters * sizeof(*s));
+
+	for (uint64_t i = 0; i < iters; i++)
+		s[i] = (double)(t[warm + i + 1] - t[warm + i]) * 1e6 /
+		       (double)hz / (half ? 2 : 1);
+	*res = lat_stats(s, iters, size);
+	free(t);
+	return s;
+}
+
+/* ---- bandwidth tests ------------------------------------------------------ */
+
+struct bw_sample {
+	uint64_t tsc, done;
+};
+
+static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
+		    struct bw_res *res)
+{
+	struct pmr_send_wr *wrs = calloc((size_t)o.nqp, sizeof(*wrs));
+	struct pmr_sge *sges = calloc((size_t)o.nqp, sizeof(*sges));
+	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast;
+	size_t ns = 0, cap = 1024;
+	struct bw_sample *smp = NULL;
+	bool timed = o.duration > 0 && !warmup;
+
+	for (int i = 0; i < o.nqp; i++) {
+		wr_fill(&wrs[i], &sges[i], &qps[i], size);
+		qps[i].out = 0;
+		qps[i].unsig = 0;
+	}
+	if (server) {
+		if (o.op == OP_SEND) {
+			struct pmr_wc wc[32];
+			uint32_t spins = 0;
+			char l[64];
+
+			barrier("BW");
+			for (;;) {
+				int n;
+
+				if (o.progress == PMR_PROGRESS_MANUAL)
+					drive();
+				n = pmr_poll_cq(rcq, 32, wc);
+				for (int i = 0; i < n; i++) {
+					check_wc(&wc[i], "recv");
+					post_recv(&qps[wc[i].wr_id], (int)wc[i].wr_id,
+						  1);
+				}
+				if (n == 0 && ++spins % END_CHECK_SPINS == 0 &&
+				    tcp_try_line(l, sizeof(l)))
+					break;
+			}
+		} else {
+			barrier("BW");
+			serve_until_end();
+		}
+		barrier("BWDONE");
+		free(wrs);
+		free(sges);
+		return;
+	}
+
+	barrier("BW");
+	smp = malloc(cap * sizeof(*smp));
+	tmax = (uint64_t)(o.duration * (double)hz);
+	t0 = rte_rdtsc();
+	tlast = t0;
+	for (;;) {
+		bool more = timed ? rte_rdtsc() - t0 < tmax : posted < iters;
+
+		if (!more && done == posted)
+			break;
+		if (more) {
+			for (int i = 0; i < o.nqp; i++) {
+				struct rqp *q = &qps[i];
+
+				while (q->out < (uint32_t)o.tx_depth &&
+				       (timed || posted < iters)) {
+					bool last = !timed && posted + 1 == iters;
+
+					post_one(q, i, &wrs[i], last);
+					posted++;
+				}
+			}
+		}
+		uint64_t k = reap_send();
+
+		if (k == 0)
+			stall_check(tlast, "bandwidth test: waiting for completions");
+		else
+			tlast = rte_rdtsc();
+		if (k) {
+			done += k;
+			if (ns == cap) {
+				cap *= 2;
+				smp = realloc(smp, cap * sizeof(*smp));
+			}
+			smp[ns].tsc = rte_rdtsc();
+			smp[ns].done = done;
+			ns++;
+		}
+		if (!more && !timed && done < posted) {
+			/* unsignaled tails: force out per QP (only at the end) */
+			for (int i = 0; i < o.nqp; i++)
+				if (qps[i].unsig && qps[i].out == qps[i].unsig &&
+				    qps[i].out < (uint32_t)o.tx_depth) {
+					post_one(&qps[i], i, &wrs[i], true);
+					posted++;
+				}
+		}
+		if (timed && !more) {
+			for (int i = 0; i < o.nqp; i++)
+				if (qps[i].unsig && qps[i].out < (uint32_t)o.tx_depth) {
+					post_one(&qps[i], i, &wrs[i], true);
+					posted++;
+				}
+		}
+	}
+	t1 = rte_rdtsc();
+	tcp_send("END\n");
+	barrier("BWDONE");
+	memset(res, 0, sizeof(*res));
+	res->bytes = size;
+	res->iters = done;
+	if (t1 > t0) {
+		double sec = (double)(t1 - t0) / (double)hz;
+		uint64_t win = done / 20, j = 0;
+
+		res->avg = (double)done * (double)size / sec / 1e6;
+		res->mpps = (double)done / sec / 1e6;
+		res->peak = res->avg;
+		if (win < (uint64_t)o.tx_depth)
+			win = (uint64_t)o.tx_depth;
+		for (size_t i = 0; i < ns; i++) {
+			while (j < ns && smp[j].done - smp[i].done < win)
+				j++;
+			if (j == ns)
+				break;
+			double bw = (double)(smp[j].done - smp[i].done) *
+				    (double)size /
+				    ((double)(smp[j].tsc - smp[i].tsc) / (double)hz) / 1e6;
+
+			if (bw > res->peak)
+				res->peak = bw;
+		}
+	}
+	free(smp);
+	free(wrs);
+	free(sges);
+}
+
+/* ---- options --------------------------------------------------------------- */
+
+static void usage(void)
+{
+	printf(
+"usage: pmr-perf TEST [options] [HOST] [-- EAL arguments]\n"
+"  TEST: send_lat write_lat read_lat atomic_lat send_bw write_bw read_bw atomic_bw\n"
+"  no HOST: server; HOST: client (the client's parameters are used)\n"
+"  -s, --size N          message size (default 2, 65536 for *_bw)\n"
+"  -a, --all             sizes 2 B .. 8 MiB, powers of two\n"
+"  -n, --iters N         iterations (default 1000 lat, 5000 bw)\n"
+"  -D, --duration S      run for S seconds instead of -n\n"
+"  -q, --qp N            number of QPs (default 1)\n"
+"  -t, --tx-depth N      send queue depth (default 1 lat, 128 bw)\n"
+"  -r, --rx-depth N      receive queue depth (default 16 lat, 512 bw)\n"
+"  -m, --mtu N           path MTU 256..4096 (default: the port's)\n"
+"  -I, --inline_size N   inline up to N bytes (default 236 lat, 0 bw)\n"
+"  -Q, --cq-mod N        one signaled WR every N (default 100, <= tx depth)\n"
+"  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
+"  -p, --port N          TCP port (default 18515)\n"
+"  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
+"      --report_gbits    bandwidth in Gb/s\n"
+"      --progress M      inline (default), service or manual\n"
+"      --json            one JSON object per result\n"
+"      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
+"      --raw             only the raw ethdev baseline (no RDMA)\n"
+"      --raw-compare     raw baseline, then RDMA, then the ratios\n"
+"      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
+"                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
+"  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
+}
+
+static const struct {
+	const char *name;
+	enum op op;
+	bool lat;
+} tests[] = {
+	{ "send_lat", OP_SEND, true }, { "write_lat", OP_WRITE, true },
+	{ "read_lat", OP_READ, true }, { "atomic_lat", OP_ATOMIC, true },
+	{ "send_bw", OP_SEND, false }, { "write_bw", OP_WRITE, false },
+	{ "read_bw", OP_READ, false }, { "atomic_bw", OP_ATOMIC, false },
+};
+
+static bool set_test(const char *name)
+{
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (strcmp(name, tests[i].name) == 0) {
+			snprintf(o.test, sizeof(o.test), "%s", name);
+			o.op = tests[i].op;
+			o.lat = tests[i].lat;
+			return true;
+		}
+	return false;
+}
+
+static bool size_set, rx_set;
+
+static int parse_opts(int argc, char **argv)
+{
+	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP, O_DEV };
+	static const struct option lo[] = {
+		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
+		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
+		{ "qp", 1, NULL, 'q' }, { "tx-depth", 1, NULL, 't' },
+		{ "rx-depth", 1, NULL, 'r' }, { "mtu", 1, NULL, 'm' },
+		{ "inline_size", 1, NULL, 'I' }, { "cq-mod", 1, NULL, 'Q' },
+		{ "connection", 1, NULL, 'c' }, { "port", 1, NULL, 'p' },
+		{ "help", 0, NULL, 'h' },
+		{ "report_gbits", 0, NULL, O_GBITS },
+		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
+		{ "histogram", 1, NULL, O_HIST }, { "raw", 0, NULL, O_RAW },
+		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	if (argc < 2 || !set_test(argv[1])) {
+		usage();
+		exit(argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
+	}
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:c:p:Fh", lo,
+				NULL)) != -1) {
+		switch (c) {
+		case 's': o.size = strtoull(optarg, NULL, 0); size_set = true; break;
+		case 'a': o.all = true; break;
+		case 'n': o.iters = strtoull(optarg, NULL, 0); break;
+		case 'D': o.duration = atof(optarg); break;
+		case 'q': o.nqp = atoi(optarg); break;
+		case 't': o.tx_depth = atoi(optarg); break;
+		case 'r': o.rx_depth = atoi(optarg); rx_set = true; break;
+		case 'm': o.mtu = atoi(optarg); break;
+		case 'I': o.inl = atoi(optarg); break;
+		case 'Q': o.cq_mod = atoi(optarg); break;
+		case 'p': o.tcp_port = atoi(optarg); break;
+		case 'F': break;
+		case 'c':
+			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;
+			else if (strcmp(optarg, "UC") == 0) o.qpt = PMR_QPT_UC;
+			else if (strcmp(optarg, "UD") == 0) o.qpt = PMR_QPT_UD;
+			else die("bad connection type %s", optarg);
+			break;
+		case O_GBITS: o.gbits = true; break;
+		case O_JSON: o.json = true; break;
+		case O_HIST: o.hist = optarg; break;
+		case O_RAW: o.raw = 1; break;
+		case O_RAWCMP: o.raw = 2; break;
+		case O_DEV: o.devargs = optarg; break;
+		case O_PROGRESS:
+			if (strcmp(optarg, "inline") == 0) o.progress = PMR_PROGRESS_INLINE;
+			else if (strcmp(optarg, "service") == 0) o.progress = PMR_PROGRESS_SERVICE;
+			else if (strcmp(optarg, "manual") == 0) o.progress = PMR_PROGRESS_MANUAL;
+			else die("bad progress mode %s", optarg);
+			break;
+		case 'h': usage(); exit(0);
+		default: usage(); exit(1);
+		}
+	}
+	if (optind < argc)
+		o.host = argv[optind++];
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+static void defaults(void)
+{
+	if (!size_set && !o.lat)
+		o.size = 65536;
+	if (o.iters == 0)
+		o.iters = o.lat ? 1000 : 5000;
+	if (o.tx_depth == 0)
+		o.tx_depth = o.lat ? 16 : 128;
+	if (o.lat && o.rx_depth > 16 && !rx_set)
+		o.rx_depth = 16;     /* one message in flight per QP */
+	if (o.cq_mod == 0)
+		o.cq_mod = o.lat ? 8 : 100;
+	if (o.cq_mod > o.tx_depth)
+		o.cq_mod = o.tx_depth;
+	if (o.inl < 0)
+		o.inl = o.lat ? 236 : 0;
+	if (o.inl > 512)
+		o.inl = 512;
+	if (o.op == OP_ATOMIC)
+		o.size = 8, o.all = false;
+	if (o.qpt != PMR_QPT_RC && (o.op == OP_READ || o.op == OP_ATOMIC))
+		die("%s needs RC", o.test);
+	if (o.qpt == PMR_QPT_UD && o.op != OP_SEND)
+		die("UD supports send only");
+	if (o.qpt == PMR_QPT_UD && o.mtu == 0)
+		o.mtu = 1024;
+	if (o.nqp < 1 || o.nqp > 16384)
+		die("bad -q");
+}
+
+/* The client dictates the run's parameters. */
+static void sync_params(void)
+{
+	char l[512], t[16];
+	int all, raw, qpt;
+
+	if (!server) {
+		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d\n",
+			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
+			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
+			 o.raw, o.qpt);
+		return;
+	}
+	tcp_line(l, sizeof(l));
+	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d", t,
+		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
+		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt) != 13 ||
+	    !set_test(t))
+		die("bad parameters from the client: '%s'", l);
+	o.all = all;
+	o.raw = raw;
+	o.qpt = qpt;
+}
+
+static int eal_init(int argc, char **argv)
+{
+	char *av[128];
+	int ac = 0;
+	int dd = -1;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dd = i;
+			break;
+		}
+	av[ac++] = argv[0];
+	if (dd >= 0) {
+		for (int i = dd + 1; i < argc && ac < 127; i++)
+			av[ac++] = argv[i];
+	} else {
+		const char *env = getenv("PMR_EAL_ARGS");
+		char *copy = strdup(env ? env : "--no-pci --in-memory"), *save;
+
+		for (char *tok = strtok_r(copy, " \t", &save); tok && ac < 127;
+		     tok = strtok_r(NULL, " \t", &save))
+			av[ac++] = tok;
+	}
+	av[ac] = NULL;
+	if (rte_eal_init(ac, av) < 0)
+		die("rte_eal_init: %s", rte_strerror(rte_errno));
+	return dd >= 0 ? dd : argc;
+}
+
+/* ---- main --------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	uint64_t sizes[32];
+	int nsizes = 0;
+	int app_argc;
+	struct lat_res raw_lr[32];
+	struct bw_res raw_br[32];
+	double *raw_s[32] = { NULL };
+	size_t raw_n[32] = { 0 };
+
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "--help") == 0)) {
+		usage();
+		return 0;
+	}
+	/* options end at "--"; EAL gets the rest */
+	app_argc = argc;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			app_argc = i;
+			break;
+		}
+	parse_opts(app_argc, argv);
+	server = o.host == NULL;
+	srand48((long)getpid() ^ (long)time(NULL));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	eal_init(argc, argv);
+	hz = rte_get_tsc_hz();
+	parse_devargs();
+	if (!rte_eth_dev_is_valid_port(port_id))
+		die("no ethdev port %u (EAL arguments: a --vdev?)", port_id);
+
+	tcp_open();
+	if (!server) {
+		defaults();
+		if (o.mtu == 0)
+			o.mtu = dev_mtu;
+	}
+	sync_params();
+	if (o.all) {
+		for (uint64_t s = 2; s <= MAX_SIZE; s *= 2)
+			sizes[nsizes++] = s;
+	} else {
+		sizes[nsizes++] = o.size;
+	}
+
+	if (o.raw) {
+		ordered_start(raw_setup, "PORTUP");
+		for (int k = 0; k < nsizes; k++) {
+			uint64_t it = o.iters;
+
+			if (o.lat) {
+				if (k == 0)
+					lat_header(true);
+				raw_lat(sizes[k], it, it / 10 + 10, &raw_lr[k],
+					&raw_s[k], &raw_n[k]);
+				if (!server)
+					lat_print(&raw_lr[k], true);
+			} else {
+				if (k == 0)
+					bw_header(true);
+				raw_bw(sizes[k], it, &raw_br[k]);
+				if (!server)
+					bw_print(&raw_br[k], true);
+			}
+		}
+		/* hand the port to the RoCE device, which reconfigures it */
+		rte_eth_dev_stop(port_id);
+		barrier("RAWSTOPPED");
+	}
+	if (o.raw == 1) {
+		for (int k = 0; k < nsizes; k++)
+			free(raw_s[k]);
+		close(sock);
+		rte_eal_cleanup();
+		return 0;
+	}
+
+	ordered_start(dev_create, "DEVUP");
+	qps_create();
+	qps_exchange();
+	qps_connect();
+	if (o.op == OP_SEND)
+		for (int i = 0; i < o.nqp; i++)
+			post_recv(&qps[i], i, o.rx_depth);
+	barrier("CONNECTED");
+
+	for (int k = 0; k < nsizes; k++) {
+		uint64_t s = sizes[k];
+		uint64_t it = o.iters;
+
+		if (o.lat) {
+			struct lat_res r;
+			double *smp;
+
+			if (k == 0)
+				lat_header(false);
+			smp = rdma_lat(s, it, it / 10 + 10, &r);
+			if (!server) {
+				lat_print(&r, false);
+				histogram(smp, r.iters, raw_s[k], raw_n[k], s,
+					  nsizes > 1);
+				if (o.raw == 2) {
+					double a = r.typ / raw_lr[k].typ;
+					double b = r.p999 / raw_lr[k].p999;
+
+					if (o.json)
+						printf("{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"t_typical_ratio\":%.3f,\"p99_9_ratio\":%.3f,\"p99_9_vs_raw_typical\":%.3f}\n",
+						       o.test, o.nqp, s, a, b,
+						       r.p999 / raw_lr[k].typ);
+					else
+						printf(" ratio pmrdma/raw  %-7lu t_typical x%.2f   99.9%% x%.2f   (99.9%% / raw t_typical x%.2f)\n",
+						       s, a, b, r.p999 / raw_lr[k].typ);
+				}
+			}
+			free(smp);
+		} else {
+			struct bw_res r, w;
+
+			if (k == 0)
+				bw_header(false);
+			/* warm-up: ARP, the first WQEs, caches */
+			rdma_bw(s, (uint64_t)o.tx_depth * (uint64_t)o.nqp, true, &w);
+			rdma_bw(s, it, false, &r);
+			if (!server) {
+				bw_print(&r, false);
+				if (o.raw == 2)
+					printf(o.json ? "{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"bw_ratio\":%.3f,\"msg_rate_ratio\":%.3f}\n" :
+					       " ratio pmrdma/raw (%s, %d QP) %-7lu BW x%.3f   MsgRate x%.3f\n",
+					       o.test, o.nqp, s,
+					       raw_br[k].avg > 0 ? r.avg / raw_br[k].avg : 0,
+					       raw_br[k].mpps > 0 ? r.mpps / raw_br[k].mpps : 0);
+			}
+		}
+	}
+	barrier("BYE");
+	/* keep answering a little so the peer's last ACKs get through */
+	for (int i = 0; i < 100000; i++)
+		drive();
+	if (!server && !o.json) {
+		struct pmr_roce_port_stats st;
+
+		if (pmr_roce_port_stats(dev, &st) == 0 &&
+		    (st.retransmits || st.timeouts || st.nak_rnr_rx ||
+		     st.tx_drops))
+			printf(" note: retransmits %lu timeouts %lu rnr_naks_rx %lu tx_drops %lu\n",
+			       st.retransmits, st.timeouts, st.nak_rnr_rx,
+			       st.tx_drops);
+	}
+	for (int k = 0; k < nsizes; k++)
+		free(raw_s[k]);
+	/* Stop polling before either side goes: a memif peer that
+	 * disconnects while we are inside rx_burst can crash this process. */
+	ctx = NULL;
+	barrier("EXIT");
+	close(sock);
+	return 0;
+}

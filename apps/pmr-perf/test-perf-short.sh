@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Short perf-suite check of pmr-perf: every test for a moment over memif
+# (server -l 1, client -l 0), each with the raw-port baseline in the same
+# run.  Fails if a run fails or reports no (or a non-positive) result; it
+# does not judge the numbers (bench/run.sh does that).
+#   test-perf-short.sh PMR_PERF
+set -uo pipefail
+BIN=$1
+DIR=$(mktemp -d /tmp/pmr-perf-test.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+if [ "${PMR_NO_HUGE:-0}" = 1 ]; then
+	MEM=(--no-huge -m 512)
+else
+	MEM=(--in-memory)
+fi
+port=$((22000 + $$ % 5000))
+fail=0
+
+run() {
+	local sock=$DIR/memif.sock p=$((port++)) out=$DIR/out rc
+	rm -f "$sock"
+	timeout 60 "$BIN" "$@" -p $p --json \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		-l 1 --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
+		--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
+		>"$DIR/server.log" 2>&1 &
+	local spid=$!
+	sleep 0.3
+	timeout 60 "$BIN" "$@" -p $p --json 127.0.0.1 \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
+		-l 0 --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
+		--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
+		>"$out" 2>"$DIR/client.err"
+	rc=$?
+	wait $spid || rc=1
+	if [ $rc -ne 0 ] || ! grep -q '"mode":"rdma"' "$out" ||
+	   grep '"mode":"rdma"' "$out" | grep -q -E '"(t_typical|bw_avg)":(0\.0+|-)[,}]'; then
+		echo "FAIL: pmr-perf $*"
+		tail -5 "$out" "$DIR/client.err" "$DIR/server.log"
+		fail=1
+	else
+		echo "ok: pmr-perf $*"
+		grep '"mode":"ratio"' "$out"
+	fi
+}
+
+run send_lat -s 64 -n 2000 --raw-compare
+run write_lat -s 64 -n 2000 --raw-compare
+run read_lat -s 64 -n 2000 --raw-compare
+run atomic_lat -n 2000 --raw-compare
+run send_bw -s 64 -D 0.5 --raw-compare
+run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
+run read_bw -s 4096 -n 2000
+run atomic_bw -n 2000
+run send_lat -s 64 -n 500 -q 64
+run write_lat -c UC -s 64 -n 1000
+run send_lat -c UD -s 64 -n 1000
+exit $fail

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# pmrdma performance suite: pmr-perf client/server pairs over memif (and
+# af_packet on a veth pair in two network namespaces), each run measuring
+# the raw ethdev port first and the RDMA stack second in the same run.
+# Prints the median over the repetitions and checks it against the targets.
+#
+#   bench/run.sh [-r REPS] [-b PMR_PERF] [-o OUTDIR] [-k CASE,...] [--no-afpacket]
+#
+# Server on CPU 1 (-l 1), client on CPU 0 (-l 0).  Needs root for the
+# af_packet cases (netns, veth).  Raw JSON lines go to OUTDIR/results.jsonl.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=5
+BIN=build/apps/pmr-perf/pmr-perf
+OUT=/tmp/pmr-bench.$$
+CASES=""
+AFP=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) REPS=$2; shift 2 ;;
+	-b) BIN=$2; shift 2 ;;
+	-o) OUT=$2; shift 2 ;;
+	-k) CASES=$2; shift 2 ;;
+	--no-afpacket) AFP=0; shift ;;
+	-h|--help) sed -n 3,13p "$0"; exit 0 ;;
+	*) echo "unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -x "$BIN" ] || { echo "no $BIN: build first (ninja -C build)" >&2; exit 2; }
+mkdir -p "$OUT"
+RES=$OUT/results.jsonl
+: >"$RES"
+
+if [ "${PMR_NO_HUGE:-0}" = 1 ]; then
+	EAL_MEM=(--no-huge -m 512)
+else
+	EAL_MEM=(--in-memory)
+fi
+QUIET=(--log-level=lib.eal:error --log-level=pmd.*:error)
+
+# name | client options.  Each runs with --raw-compare --json.
+ALL_CASES=(
+	"send_lat_2|send_lat -s 2 -n 20000"
+	"send_lat_64|send_lat -s 64 -n 20000"
+	"write_lat_2|write_lat -s 2 -n 20000"
+	"write_lat_64|write_lat -s 64 -n 20000"
+	"read_lat_64|read_lat -s 64 -n 20000"
+	"atomic_lat|atomic_lat -n 20000"
+	"write_bw_64k|write_bw -s 65536 -m 4096 -D 3"
+	"send_bw_64|send_bw -s 64 -t 512 -Q 64 -D 3"
+	"send_lat_64_q1024|send_lat -s 64 -n 20000 -q 1024"
+	"write_lat_64_q1024|write_lat -s 64 -n 20000 -q 1024"
+)
+AFP_CASES=(
+	"afp_send_lat_64|send_lat -s 64 -n 5000"
+	"afp_write_bw_64k|write_bw -s 65536 -m 4096 -D 3"
+)
+
+port=$((21000 + $$ % 5000))
+
+# run_memif NAME OPTS...: one server/client pair over a fresh memif socket
+run_memif() {
+	local name=$1; shift
+	local sock=$OUT/memif.sock p=$((port++)) rc
+	rm -f "$sock"
+	timeout 300 "$BIN" "$@" -p $p --json \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
+		--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
+		>"$OUT/$name.server.log" 2>&1 &
+	local spid=$!
+	sleep 0.3
+	timeout 300 "$BIN" "$@" -p $p --json 127.0.0.1 \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
+		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
+		--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
+		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
+	rc=$?
+	wait $spid
+	return $rc
+}
+
+NSA=pmrb-a$$ NSB=pmrb-b$$
+afp_setup() {
+	ip netns add $NSA && ip netns add $NSB &&
+	ip link add pba$$ type veth peer name pbb$$ &&
+	ip link set pba$$ netns $NSA && ip link set pbb$$ netns $NSB &&
+	ip -n $NSA link set pba$$ mtu 9000 up && ip -n $NSB link set pbb$$ mtu 9000 up &&
+	ip -n $NSA link set lo up && ip -n $NSB link set lo up &&
+	ip -n $NSA addr add 192.168.251.1/24 dev pba$$ &&
+	ip -n $NSB addr add 192.168.251.2/24 dev pbb$$
+}
+afp_teardown() {
+	ip netns del $NSA 2>/dev/null
+	ip netns del $NSB 2>/dev/null
+}
+
+run_afp() {
+	local name=$1; shift
+	local p=$((port++)) rc
+	local vd="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
+	timeout 300 ip netns exec $NSA "$BIN" "$@" -p $p --json \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
+		--vdev net_af_packet0,iface=pba$$,$vd \
+		>"$OUT/$name.server.log" 2>&1 &
+	local spid=$!
+	sleep 0.5
+	timeout 300 ip netns exec $NSB "$BIN" "$@" -p $p --json 192.168.251.1 \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
+		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
+		--vdev net_af_packet0,iface=pbb$$,$vd \
+		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
+	rc=$?
+	wait $spid
+	return $rc
+}
+
+want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
+
+echo "# pmr-perf suite: $REPS repetitions, output in $OUT"
+echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+failed=0
+for rep in $(seq 1 "$REPS"); do
+	for c in "${ALL_CASES[@]}"; do
+		name=${c%%|*}; opts=${c#*|}
+		want "$name" || continue
+		# shellcheck disable=SC2086
+		if run_memif "$name.$rep" $opts --raw-compare; then
+			sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
+				"$OUT/$name.$rep.client.log" >>"$RES"
+		else
+			echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"
+			failed=$((failed + 1))
+		fi
+	done
+done
+if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k; }; then
+	if [ "$(id -u)" = 0 ] && afp_setup; then
+		trap afp_teardown EXIT
+		for rep in $(seq 1 "$REPS"); do
+			for c in "${AFP_CASES[@]}"; do
+				name=${c%%|*}; opts=${c#*|}
+				want "$name" || continue
+				# shellcheck disable=SC2086
+				if run_afp "$name.$rep" $opts --raw-compare; then
+					sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
+						"$OUT/$name.$rep.client.log" >>"$RES"
+				else
+					echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"
+					failed=$((failed + 1))
+				fi
+			done
+		done
+		afp_teardown
+	else
+		echo "  af_packet cases skipped (need root, ip netns, veth)"
+	fi
+fi
+
+python3 bench/summarize.py "$RES"
+exit $((failed != 0))

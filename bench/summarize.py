@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Summarise bench/run.sh results (pmr-perf --json lines, one per result).
+
+Medians over the repetitions; every ratio is taken within one run (raw
+phase and RDMA phase of the same process pair) and then the median of the
+per-run ratios is shown.  Prints a table and the targets, met or missed.
+"""
+import json
+import statistics as st
+import sys
+from collections import defaultdict
+
+
+def med(xs):
+    return st.median(xs) if xs else float("nan")
+
+
+def rng(xs):
+    return f"{min(xs):.2f}..{max(xs):.2f}" if xs else "-"
+
+
+def main(path):
+    runs = defaultdict(lambda: defaultdict(dict))   # case -> rep -> mode -> obj
+    loads = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            o = json.loads(line)
+            runs[o["case"]][o["rep"]][o["mode"]] = o
+            loads.append(o.get("load", 0))
+    rows, checks = [], []
+    summ = {}
+    for case, reps in runs.items():
+        r = [v for v in reps.values() if "rdma" in v]
+        if not r:
+            continue
+        if "t_typical" in r[0]["rdma"]:
+            typ = [v["rdma"]["t_typical"] for v in r]
+            p999 = [v["rdma"]["p99_9"] for v in r]
+            rtyp = [v["raw"]["t_typical"] for v in r if "raw" in v]
+            rp999 = [v["raw"]["p99_9"] for v in r if "raw" in v]
+            ratio = [v["rdma"]["t_typical"] / v["raw"]["t_typical"] for v in r if "raw" in v]
+            ratio9 = [v["rdma"]["p99_9"] / v["raw"]["p99_9"] for v in r if "raw" in v]
+            summ[case] = dict(typ=med(typ), ratio=med(ratio), ratio9=med(ratio9), typs=typ)
+            rows.append((case, len(r), f"{med(typ):.2f} ({rng(typ)})", f"{med(p999):.2f}",
+                         f"{med(rtyp):.2f}", f"{med(rp999):.2f}",
+                         f"x{med(ratio):.2f} ({rng(ratio)})", f"x{med(ratio9):.2f}"))
+        else:
+            bw = [v["rdma"]["bw_avg"] for v in r]
+            mpps = [v["rdma"]["msg_rate_mpps"] for v in r]
+            rbw = [v["raw"]["bw_avg"] for v in r if "raw" in v]
+            rmpps = [v["raw"]["msg_rate_mpps"] for v in r if "raw" in v]
+            ratio = [v["rdma"]["bw_avg"] / v["raw"]["bw_avg"] for v in r
+                     if "raw" in v and v["raw"]["bw_avg"] > 0]
+            summ[case] = dict(bw=med(bw), mpps=med(mpps), ratio=med(ratio))
+            rows.append((case, len(r), f"{med(bw):.1f} MB/s {med(mpps):.3f} Mpps",
+                         f"({rng(mpps)})", f"{med(rbw):.1f} MB/s", f"{med(rmpps):.3f} Mpps",
+                         f"x{med(ratio):.3f} ({rng(ratio)})", ""))
+
+    hdr = ("case", "runs", "pmrdma t_typical / BW", "99.9% / range", "raw t_typical / BW",
+           "raw 99.9% / rate", "ratio (median of runs)", "99.9% ratio")
+    w = [max(len(str(x[i])) for x in rows + [hdr]) for i in range(len(hdr))]
+    print()
+    print("  ".join(str(h).ljust(w[i]) for i, h in enumerate(hdr)))
+    for row in rows:
+        print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
+    print(f"\n(latency in usec: send/write half round trip, read/atomic round trip; "
+          f"load average during the runs {min(loads, default=0):.2f}..{max(loads, default=0):.2f})\n")
+
+    def check(name, ok, text):
+        checks.append(ok)
+        print(f"  [{'met   ' if ok else 'MISSED'}] {name}: {text}")
+
+    print("targets:")
+    for c in ("send_lat_2", "send_lat_64", "write_lat_2", "write_lat_64"):
+        if c in summ:
+            s = summ[c]
+            check(c, s["ratio"] <= 1.25 and s["ratio9"] <= 2.0,
+                  f"t_typical x{s['ratio']:.2f} raw (<= 1.25), 99.9% x{s['ratio9']:.2f} raw (<= 2)")
+    for c in ("read_lat_64", "atomic_lat"):
+        if c in summ:
+            s = summ[c]
+            check(c, s["ratio"] <= 1.3, f"t_typical x{s['ratio']:.2f} raw RTT (<= 1.3)")
+    if "write_bw_64k" in summ:
+        s = summ["write_bw_64k"]
+        check("write_bw_64k", s["ratio"] >= 0.6,
+              f"{s['ratio'] * 100:.0f}% of raw memif streaming with 4 KiB frames (>= 60%)")
+    if "send_bw_64" in summ:
+        s = summ["send_bw_64"]
+        check("send_bw_64", s["mpps"] >= 15, f"{s['mpps']:.3f} M msg/s (>= 15)")
+    for many, one in (("send_lat_64_q1024", "send_lat_64"), ("write_lat_64_q1024", "write_lat_64")):
+        if many in summ and one in summ:
+            x = summ[many]["typ"] / summ[one]["typ"]
+            check(many, x <= 1.5, f"t_typical x{x:.2f} of one QP (<= 1.5)")
+    if "afp_send_lat_64" in summ:
+        s = summ["afp_send_lat_64"]
+        check("afp_send_lat_64", s["ratio"] <= 1.1, f"t_typical x{s['ratio']:.2f} raw af_packet (<= 1.1)")
+    if "afp_write_bw_64k" in summ:
+        s = summ["afp_write_bw_64k"]
+        check("afp_write_bw_64k", s["ratio"] > 0 and 1 / s["ratio"] <= 1.1,
+              f"{s['ratio'] * 100:.0f}% of raw af_packet (overhead <= 1.1x)")
+    print(f"\n{sum(checks)} of {len(checks)} targets met")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "results.jsonl")
