@@ -109,6 +109,8 @@ struct roce_qp {
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
 	uint64_t rnr_deadline;            /* TSC; 0 when not waiting */
 	uint32_t pkts_since_ackreq;
+	bool resolving;                   /* waiting for ARP / ND */
+	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 
 	/* responder */
 	uint32_t epsn;                    /* expected PSN */

@@ -65,11 +65,9 @@ static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
 
 			if (wire_psn_cmp(una, got) > 0)
 				una = got;
-			if (wire_psn_cmp(last, psn) <= 0) {
+			if (wire_psn_cmp(last, psn) <= 0)
 				/* covered by a later answer: its own were lost */
 				roce_req_retransmit(rq, got);
-				d->st.retransmits++;
-			}
 			break;
 		}
 		if (wire_psn_cmp(last, psn) > 0)
@@ -165,10 +163,8 @@ static void read_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 	expect = wire_psn_add(s->first_psn, rq->read_off / mtu);
 	if (p->psn != expect) {
 		/* a gap: go back to the first missing response */
-		if (wire_psn_cmp(p->psn, expect) > 0 && rq->req_psn != expect) {
+		if (wire_psn_cmp(p->psn, expect) > 0 && rq->req_psn != expect)
 			roce_req_retransmit(rq, expect);
-			d->st.retransmits++;
-		}
 		return;
 	}
 	if (p->payload_len > w->length - rq->read_off ||

@@ -362,7 +362,8 @@ static bool qp_idle(struct roce_qp *rq)
 	struct pmr_qp_obj *qp = rq->qp;
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
-	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending)
+	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending ||
+	    rq->sqd_notify || rq->resolving)
 		return false;
 	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
 		if (rq->res[i].active)
@@ -403,11 +404,18 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		next = pos->next;
 		qp_apply_resets(rq);
 		if (qp->pub.qp_type == PMR_QPT_RC &&
-		    pmr_qp_state(qp) == PMR_QPS_RTS)
+		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
+		     pmr_qp_state(qp) == PMR_QPS_SQD))
 			roce_req_timers(d, rq, now);
 		done += roce_resp_run(d, rq, left);
 		left = budget > done ? budget - done : 1;
 		done += roce_req_run(d, rq, left, now);
+		if (rq->sqd_notify && pmr_qp_state(qp) == PMR_QPS_SQD &&
+		    rq->req_off == 0 && rq->una_psn == rq->req_psn) {
+			/* nothing in flight any more: the SQ is drained */
+			rq->sqd_notify = false;
+			pmr_async_raise(ctx, PMR_EVENT_SQ_DRAINED, &qp->pub, 0);
+		}
 		if (qp_idle(rq)) {
 			pmr_list_del(&rq->active_link);
 			rq->active = false;
@@ -435,6 +443,12 @@ static int service_start(struct pmr_ctx_obj *ctx)
 	if (d->service_lcore < 0) {
 		ROCE_LOG(ERR, "service progress needs service_lcore=N");
 		return -ENOTSUP;
+	}
+	if (!rte_lcore_is_enabled((unsigned int)d->service_lcore) ||
+	    (unsigned int)d->service_lcore == rte_get_main_lcore()) {
+		ROCE_LOG(ERR, "service_lcore=%d must be an EAL lcore (-l) "
+			 "other than the main lcore", d->service_lcore);
+		return -EINVAL;
 	}
 	memset(&spec, 0, sizeof(spec));
 	snprintf(spec.name, sizeof(spec.name), "pmr_roce_%d", ctx->dev->index);
@@ -507,14 +521,18 @@ static int roce_set_progress_mode(struct pmr_ctx_obj *ctx,
 				  enum pmr_progress_mode mode)
 {
 	struct roce_dev *d = ctx->dev->priv;
+	int ret;
 
 	if (mode == ctx->mode)
 		return 0;
 	if (ctx->mode == PMR_PROGRESS_SERVICE)
 		service_stop(d);
-	if (mode == PMR_PROGRESS_SERVICE)
-		return service_start(ctx);
-	return 0;
+	if (mode != PMR_PROGRESS_SERVICE)
+		return 0;
+	ret = service_start(ctx);
+	if (ret != 0)
+		service_stop(d);      /* leave nothing registered behind */
+	return ret;
 }
 
 /* ---- QPs, AHs, MRs ---------------------------------------------------------- */
@@ -573,6 +591,13 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		rq->need_req_reset = true;
 	if ((mask & PMR_QP_DEST_QPN) && qp->pub.qp_type != PMR_QPT_UD)
 		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
+	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS) {
+		rq->sqd_notify = (mask & PMR_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 a->en_sqd_async_notify;
+		roce_qp_activate(qp->ctx->dev->priv, rq);
+	} else if (next != PMR_QPS_SQD) {
+		rq->sqd_notify = false;
+	}
 	if (rq->need_req_reset || rq->need_resp_reset)
 		roce_qp_activate(qp->ctx->dev->priv, rq);
 	return 0;
@@ -621,6 +646,7 @@ static const struct pmr_driver roce_driver = {
 	.progress = roce_progress,
 	.mr_busy = roce_mr_busy,
 	.doorbells = true,
+	.sq_drained_async = true,
 };
 
 PMR_DRIVER_REGISTER(roce_driver)

@@ -176,6 +176,7 @@ void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 			      0 : k * mtu;
 		rq->req_psn = psn;
 		rq->st.retransmits++;
+		((struct roce_dev *)qp->ctx->dev->priv)->st.retransmits++;
 		return;
 	}
 }
@@ -229,7 +230,8 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	bool first = rq->req_off == 0, last = true;
 
 	if (ud || !rq->dmac_valid) {
-		if (!roce_resolve(d, dgid, rq->dmac))
+		rq->resolving = !roce_resolve(d, dgid, rq->dmac);
+		if (rq->resolving)
 			return 0;
 		rq->dmac_valid = !ud;
 	}
@@ -339,7 +341,11 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	uint32_t mtu = path_mtu(qp);
 	unsigned int done = 0;
 
-	if (pmr_qp_state(qp) != PMR_QPS_RTS || rq->rnr_deadline != 0)
+	enum pmr_qp_state st = pmr_qp_state(qp);
+
+	/* SQD: the message being sent is finished, no new one starts */
+	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || rq->req_off == 0)) ||
+	    rq->rnr_deadline != 0)
 		return 0;
 	while (done < budget) {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
@@ -350,7 +356,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		struct pmr_swqe *w;
 		int r;
 
-		if (rq->req_idx == prod)
+		if (rq->req_idx == prod ||
+		    (st == PMR_QPS_SQD && rq->req_off == 0))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
@@ -380,8 +387,15 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 				break;
 		}
 		r = req_packet(d, rq, w, mtu);
-		if (r == 0)
+		if (r == 0) {
+			/* no neighbour yet: for RC this counts as packets no
+			 * one answers (local ACK timeout, then RETRY_EXC_ERR) */
+			if (rc && rq->resolving && rq->ack_deadline == 0 &&
+			    qp->attr.timeout != 0)
+				rq->ack_deadline = now + roce_ns_to_tsc(d,
+					wire_ack_timeout_ns(qp->attr.timeout));
 			break;
+		}
 		if (r < 0) {
 			s->local_err = PMR_WC_LOC_PROT_ERR;
 			continue;
@@ -409,7 +423,7 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now)
 		rq->rnr_deadline = 0;
 	if (rq->ack_deadline == 0 || now < rq->ack_deadline)
 		return;
-	if (rq->una_psn == rq->req_psn) {
+	if (rq->una_psn == rq->req_psn && !rq->resolving) {
 		rq->ack_deadline = 0;      /* nothing in flight */
 		return;
 	}
@@ -420,7 +434,6 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now)
 		return;
 	}
 	rq->retry_left--;
-	d->st.retransmits++;
 	roce_req_retransmit(rq, rq->una_psn);
 	rq->ack_deadline = now + roce_ns_to_tsc(d,
 		wire_ack_timeout_ns(qp->attr.timeout));

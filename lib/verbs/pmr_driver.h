@@ -436,6 +436,9 @@ struct pmr_driver {
 	/** Ring doorbells: post_send pushes the QP on ctx->db_head, and the
 	 *  engine takes them with pmr_ctx_doorbells(). */
 	bool doorbells;
+	/** The engine may hold WRs in flight across progress calls: it
+	 *  raises PMR_EVENT_SQ_DRAINED itself once an SQD QP is drained. */
+	bool sq_drained_async;
 };
 
 /*

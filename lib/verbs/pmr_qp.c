@@ -954,9 +954,10 @@ PMR_EXPORT int pmr_modify_qp(struct pmr_qp *pqp, struct pmr_qp_attr *attr,
 		break;
 	case PMR_QPS_SQD:
 		qp_set_state(qp, next);
-		/* the engine starts no WR in SQD and holds none in flight
-		 * across progress calls, so the SQ is drained now */
-		if (qp->attr.en_sqd_async_notify)
+		/* an engine that keeps nothing in flight between progress
+		 * calls is drained now; the others tell when they are */
+		if (qp->attr.en_sqd_async_notify &&
+		    !qp->ctx->dev->drv->sq_drained_async)
 			pmr_async_raise(qp->ctx, PMR_EVENT_SQ_DRAINED, pqp, 0);
 		break;
 	default:

@@ -1,0 +1,1378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * udc: functional tests of UD and UC QPs (and RC over IPv6) between two
+ * pmrdma processes on the wire.
+ *
+ *   udc --role server|client --ctl PATH --peer-ip A [--gid-index I]
+ *       [--case NAME]...
+ *
+ * --peer-ip is the other side's IPv4 or IPv6 address (its GID); --gid-index
+ * our source GID (0 for the first address of PMR_DEVICES: the IPv4-mapped
+ * GID when ipv4= is given, else the IPv6 one; 1 for ipv6= when both are).
+ *
+ * The client drives every case and checks its send completions; the
+ * server is a command-driven agent on the Unix control socket at PATH
+ * (create QPs, post receives, check receive completions, data, the GRH
+ * area and the port counters).  Both keep the engine running
+ * (pmr_progress) while they wait on the control socket.
+ *
+ * Cases (path MTU = the port's active MTU):
+ *  ud_sizes   UD SEND / SEND_WITH_IMM of 0, 1, MTU-1, MTU bytes: 40 bytes of
+ *             GRH area first (IPv4: 20 zero bytes + the sender's IPv4
+ *             header; IPv6: its IPv6 header), data at 40, byte_len = len +
+ *             40, PMR_WC_GRH, src_qp = the sender's QPN, immediate data
+ *  ud_qkey    a Q_Key mismatch: sender SUCCESS, nothing received,
+ *             rx_drop_qkey + 1; the posted receive then takes a good one
+ *  ud_too_big a UD send of MTU + 1: PMR_WC_LOC_LEN_ERR, the QP in SQE;
+ *             SQE -> RTS and the next send works
+ *  ud_multi   one UD QP sending to two receiver QPs through two AHs
+ *  uc_send    UC SEND of 1, MTU, 3 MTU + 17 and 16384 bytes (+ WITH_IMM)
+ *  uc_write   UC RDMA_WRITE and WRITE_WITH_IMM, contents and guard bytes
+ *  uc_norecv  UC SEND with no receive posted: sender SUCCESS, nothing
+ *             received (rx_drop_no_recv + 1); a later one arrives fine
+ *  uc_badrkey UC WRITE with a bad rkey: sender SUCCESS, nothing written
+ *  rc_v6      RC SEND, WRITE and READ (meant for IPv6 devices)
+ *  ud_v6      = ud_sizes (meant for IPv6 devices: the GRH area is the
+ *             40-byte IPv6 header)
+ *
+ * The client exits 0 when every selected case passed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmr_verbs.h>
+#include <pmr_roce.h>
+
+#define MAXQP 4
+#define BUF_SIZE (4u << 20)
+#define CANARY 0xEE
+#define CQ_SIZE 4096
+#define WAIT_NS (10ull * 1000000000ull)
+#define QKEY 0x11111111u
+#define GRH 40
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint8_t pat(uint32_t seed, uint64_t i)
+{
+	uint64_t x = i * 0x9E3779B1u + seed * 0x85EBCA6Bu;
+
+	return (uint8_t)(x ^ (x >> 13) ^ (i >> 8) ^ (i >> 16));
+}
+
+static void fill_pat(uint8_t *p, uint64_t len, uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+static int64_t check_pat(const uint8_t *p, uint64_t len, uint32_t seed)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] != pat(seed, i))
+			return (int64_t)i;
+	return -1;
+}
+
+static int64_t check_byte(const uint8_t *p, uint64_t len, uint8_t b)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] != b)
+			return (int64_t)i;
+	return -1;
+}
+
+/* ---- control protocol ----------------------------------------------------- */
+
+enum {
+	C_SETUP = 1, C_POST_RECV, C_EXPECT_RECV, C_EXPECT_NONE, C_FILL,
+	C_CANARY, C_VERIFY, C_CHECK_BYTE, C_STATS, C_END, C_QUIT,
+};
+
+struct cmd {
+	uint32_t type;
+	int32_t qp;
+	uint32_t qp_type, nqp, path_mtu;
+	uint32_t peer_qpn[MAXQP], peer_psn[MAXQP];
+	uint64_t wr_id, off, len;
+	uint32_t seed, guard;
+	int32_t status, opcode;
+	uint32_t byte_len, has_imm, imm, ud, src_qp, ms;
+	uint8_t byte;
+};
+
+struct reply {
+	int32_t ok;
+	char text[256];
+	uint32_t qpn[MAXQP], psn[MAXQP];
+	uint64_t buf;
+	uint32_t rkey;
+	struct pmr_roce_port_stats st;
+};
+
+/* ---- global state ------------------------------------------------------------ */
+
+static bool is_server;
+static const char *peer_ip;
+static uint8_t peer_gid[16], my_gid[16];
+static bool v6;
+static int gid_index;
+static struct pmr_device *dev;
+static struct pmr_context *ctx;
+static struct pmr_pd *pd;
+static struct pmr_cq *cq;
+static uint8_t *buf;
+static struct pmr_mr *mr;
+static struct pmr_qp *qps[MAXQP];
+static struct pmr_ah *ahs[MAXQP];
+static uint32_t nqps;
+static int ctl = -1;
+static int mtu;                   /* bytes */
+static enum pmr_mtu mtu_enum;
+
+#define STASH_MAX 4096
+static struct pmr_wc stash[STASH_MAX];
+static uint32_t nstash;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: FATAL: ", is_server ? "server" : "client");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void progress(void)
+{
+	int r = pmr_progress(ctx, 32);
+
+	if (r < 0)
+		die("pmr_progress: %s", strerror(-r));
+}
+
+static void poll_into_stash(void)
+{
+	struct pmr_wc wc[32];
+	int n = pmr_poll_cq(cq, 32, wc);
+
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	for (int i = 0; i < n; i++) {
+		if (nstash == STASH_MAX)
+			die("completion stash full");
+		stash[nstash++] = wc[i];
+	}
+}
+
+/* Take the oldest completion of QP qpn within ns. */
+static bool take_wc(uint32_t qpn, struct pmr_wc *out, uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	for (;;) {
+		for (uint32_t i = 0; i < nstash; i++) {
+			if (stash[i].qp_num != qpn)
+				continue;
+			*out = stash[i];
+			memmove(&stash[i], &stash[i + 1],
+				(nstash - i - 1) * sizeof(stash[0]));
+			nstash--;
+			return true;
+		}
+		if (now_ns() > end)
+			return false;
+		poll_into_stash();
+	}
+}
+
+static void ctl_write(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len > 0) {
+		ssize_t n = write(ctl, b, len);
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				progress();
+				continue;
+			}
+			die("control write: %s", strerror(errno));
+		}
+		b += n;
+		len -= (size_t)n;
+	}
+}
+
+static bool ctl_read(void *p, size_t len)
+{
+	uint8_t *b = p;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(ctl, b + got, len - got);
+
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			if (got == 0)
+				return false;
+			die("control socket closed mid-message");
+		}
+		if (errno != EAGAIN && errno != EINTR)
+			die("control read: %s", strerror(errno));
+		progress();
+	}
+	return true;
+}
+
+/* ---- verbs set-up ------------------------------------------------------------ */
+
+static void ip_to_gid(const char *ip, uint8_t *gid)
+{
+	memset(gid, 0, 16);
+	if (strchr(ip, ':') != NULL) {
+		if (inet_pton(AF_INET6, ip, gid) != 1)
+			die("bad IPv6 address %s", ip);
+	} else {
+		gid[10] = gid[11] = 0xff;
+		if (inet_pton(AF_INET, ip, gid + 12) != 1)
+			die("bad IPv4 address %s", ip);
+	}
+}
+
+static void dev_open(void)
+{
+	int n;
+	struct pmr_device **l = pmr_get_device_list(&n);
+	struct pmr_port_attr pa;
+	union pmr_gid g;
+
+	if (l == NULL || n < 1)
+		die("no pmrdma device (errno %d)", errno);
+	for (int i = 0; i < n && dev == NULL; i++)
+		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
+			dev = l[i];
+	pmr_free_device_list(l);
+	if (dev == NULL)
+		die("no pmr_roce device (is PMR_DEVICES set?)");
+	ctx = pmr_open_device(dev);
+	if (ctx == NULL)
+		die("open_device: %s", strerror(errno));
+	pd = pmr_alloc_pd(ctx);
+	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
+	buf = aligned_alloc(4096, BUF_SIZE);
+	if (pd == NULL || cq == NULL || buf == NULL)
+		die("set-up: %s", strerror(errno));
+	memset(buf, 0, BUF_SIZE);
+	mr = pmr_reg_mr(pd, buf, BUF_SIZE, PMR_ACCESS_LOCAL_WRITE |
+			PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
+			PMR_ACCESS_REMOTE_ATOMIC);
+	if (mr == NULL)
+		die("reg_mr: %s", strerror(errno));
+	if (pmr_query_port(ctx, 1, &pa))
+		die("query_port");
+	mtu_enum = pa.active_mtu;
+	mtu = pmr_mtu_to_num(pa.active_mtu);
+	if (pmr_query_gid(ctx, 1, gid_index, &g))
+		die("query_gid %d", gid_index);
+	memcpy(my_gid, g.raw, 16);
+	ip_to_gid(peer_ip, peer_gid);
+	v6 = !(peer_gid[10] == 0xff && peer_gid[11] == 0xff &&
+	       memcmp(peer_gid, "\0\0\0\0\0\0\0\0\0\0", 10) == 0);
+	{
+		static const uint8_t zero[16];
+
+		if (memcmp(my_gid, zero, 16) == 0)
+			die("GID index %d is empty", gid_index);
+	}
+}
+
+static struct pmr_qp *qp_create(enum pmr_qp_type t)
+{
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp_attr a;
+	struct pmr_qp *qp;
+	int mask = PMR_QP_STATE | PMR_QP_PKEY_INDEX | PMR_QP_PORT;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = t;
+	ia.cap.max_send_wr = 64;
+	ia.cap.max_recv_wr = 64;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = pmr_create_qp(pd, &ia);
+	if (qp == NULL)
+		die("create_qp: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_INIT;
+	a.port_num = 1;
+	if (t == PMR_QPT_UD) {
+		a.qkey = QKEY;
+		mask |= PMR_QP_QKEY;
+	} else {
+		a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE;
+		if (t == PMR_QPT_RC)
+			a.qp_access_flags |= PMR_ACCESS_REMOTE_READ;
+		mask |= PMR_QP_ACCESS_FLAGS;
+	}
+	if (pmr_modify_qp(qp, &a, mask))
+		die("modify_qp INIT");
+	return qp;
+}
+
+static void qp_ready(struct pmr_qp *qp, enum pmr_qp_type t, uint32_t my_psn,
+		     uint32_t dqpn, uint32_t dpsn)
+{
+	struct pmr_qp_attr a;
+	int r, mask;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTR;
+	mask = PMR_QP_STATE;
+	if (t != PMR_QPT_UD) {
+		a.path_mtu = mtu_enum;
+		a.dest_qp_num = dqpn;
+		a.rq_psn = dpsn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+		memcpy(a.ah_attr.grh.dgid.raw, peer_gid, 16);
+		mask |= PMR_QP_AV | PMR_QP_PATH_MTU | PMR_QP_DEST_QPN |
+			PMR_QP_RQ_PSN;
+		if (t == PMR_QPT_RC) {
+			a.max_dest_rd_atomic = 4;
+			a.min_rnr_timer = 12;
+			mask |= PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER;
+		}
+	}
+	r = pmr_modify_qp(qp, &a, mask);
+	if (r)
+		die("modify_qp RTR: %s", strerror(r));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	a.sq_psn = my_psn;
+	mask = PMR_QP_STATE | PMR_QP_SQ_PSN;
+	if (t == PMR_QPT_RC) {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		mask |= PMR_QP_TIMEOUT | PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
+			PMR_QP_MAX_QP_RD_ATOMIC;
+	}
+	r = pmr_modify_qp(qp, &a, mask);
+	if (r)
+		die("modify_qp RTS: %s", strerror(r));
+}
+
+static struct pmr_ah *ah_create(void)
+{
+	struct pmr_ah_attr a;
+	struct pmr_ah *ah;
+
+	memset(&a, 0, sizeof(a));
+	a.is_global = 1;
+	a.port_num = 1;
+	a.grh.hop_limit = 64;
+	a.grh.sgid_index = (uint8_t)gid_index;
+	memcpy(a.grh.dgid.raw, peer_gid, 16);
+	ah = pmr_create_ah(pd, &a);
+	if (ah == NULL)
+		die("create_ah: %s", strerror(errno));
+	return ah;
+}
+
+static void qps_destroy(void)
+{
+	uint64_t end = now_ns() + 2000000ull;
+
+	while (now_ns() < end)
+		poll_into_stash();
+	for (uint32_t i = 0; i < MAXQP; i++) {
+		if (qps[i] != NULL && pmr_destroy_qp(qps[i]))
+			die("destroy_qp");
+		qps[i] = NULL;
+		if (ahs[i] != NULL && pmr_destroy_ah(ahs[i]))
+			die("destroy_ah");
+		ahs[i] = NULL;
+	}
+	nqps = 0;
+	poll_into_stash();
+	nstash = 0;
+}
+
+static enum pmr_qp_state qp_state(struct pmr_qp *qp)
+{
+	struct pmr_qp_attr a;
+	struct pmr_qp_init_attr ia;
+
+	if (pmr_query_qp(qp, &a, PMR_QP_STATE, &ia))
+		return PMR_QPS_UNKNOWN;
+	return a.qp_state;
+}
+
+/* ============================================================================
+ * Server
+ * ==========================================================================*/
+
+static struct reply rep;
+
+static void rep_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	rep.ok = 0;
+	va_start(ap, fmt);
+	vsnprintf(rep.text, sizeof(rep.text), fmt, ap);
+	va_end(ap);
+}
+
+static bool region_ok(uint64_t off, uint64_t len)
+{
+	if (off > BUF_SIZE || len > BUF_SIZE - off) {
+		rep_fail("region %" PRIu64 "+%" PRIu64 " out of the buffer", off,
+			 len);
+		return false;
+	}
+	return true;
+}
+
+static bool qp_ok(int32_t i)
+{
+	if (i < 0 || (uint32_t)i >= nqps) {
+		rep_fail("no QP index %d", i);
+		return false;
+	}
+	return true;
+}
+
+/* The GRH area of a UD receive: IPv4: 20 zero bytes, then the IPv4 header
+ * (version/IHL 0x45, protocol UDP, source = the sender, destination = us);
+ * IPv6: the IPv6 header (version 6, next header UDP, the two GIDs). */
+static void check_grh(const uint8_t *g)
+{
+	if (!v6) {
+		int64_t i = check_byte(g, 20, 0);
+
+		if (i >= 0) {
+			rep_fail("GRH byte %" PRId64 " is %#x, expected 0", i, g[i]);
+			return;
+		}
+		g += 20;
+		if (g[0] != 0x45 || g[9] != 17 || memcmp(g + 12, peer_gid + 12, 4) ||
+		    memcmp(g + 16, my_gid + 12, 4))
+			rep_fail("GRH area: IPv4 header %02x ... proto %u src "
+				 "%u.%u.%u.%u dst %u.%u.%u.%u (expected 0x45, 17, "
+				 "%s -> us)", g[0], g[9], g[12], g[13], g[14],
+				 g[15], g[16], g[17], g[18], g[19], peer_ip);
+		return;
+	}
+	if ((g[0] >> 4) != 6 || g[6] != 17 || memcmp(g + 8, peer_gid, 16) ||
+	    memcmp(g + 24, my_gid, 16)) {
+		char s[64], d[64];
+
+		inet_ntop(AF_INET6, g + 8, s, sizeof(s));
+		inet_ntop(AF_INET6, g + 24, d, sizeof(d));
+		rep_fail("GRH area: IPv6 header version %u next header %u src %s "
+			 "dst %s (expected 6, 17, %s -> us)", g[0] >> 4, g[6], s,
+			 d, peer_ip);
+	}
+}
+
+static void srv_expect_recv(const struct cmd *c)
+{
+	struct pmr_wc wc;
+	const uint8_t *p;
+	uint64_t dlen;
+
+	if (!qp_ok(c->qp))
+		return;
+	if (!take_wc(qps[c->qp]->qp_num, &wc, WAIT_NS)) {
+		rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
+			 qps[c->qp]->qp_num, c->wr_id);
+		return;
+	}
+	if (wc.wr_id != c->wr_id || (int)wc.status != c->status) {
+		rep_fail("recv wc: wr_id %" PRIu64 " status %s, expected wr_id %"
+			 PRIu64 " status %s", wc.wr_id,
+			 pmr_wc_status_str(wc.status), c->wr_id,
+			 pmr_wc_status_str((enum pmr_wc_status)c->status));
+		return;
+	}
+	if (wc.status != PMR_WC_SUCCESS)
+		return;
+	if ((int)wc.opcode != c->opcode || wc.byte_len != c->byte_len) {
+		rep_fail("recv wc: opcode %d byte_len %u, expected %d / %u",
+			 wc.opcode, wc.byte_len, c->opcode, c->byte_len);
+		return;
+	}
+	if (c->has_imm != !!(wc.wc_flags & PMR_WC_WITH_IMM) ||
+	    (c->has_imm && ntohl(wc.imm_data) != c->imm)) {
+		rep_fail("recv wc: wc_flags %#x imm %#x, expected imm %s %#x",
+			 wc.wc_flags, ntohl(wc.imm_data),
+			 c->has_imm ? "yes" : "no", c->imm);
+		return;
+	}
+	if (c->ud) {
+		if (!(wc.wc_flags & PMR_WC_GRH)) {
+			rep_fail("UD recv wc: PMR_WC_GRH not set (wc_flags %#x)",
+				 wc.wc_flags);
+			return;
+		}
+		if (wc.src_qp != c->src_qp) {
+			rep_fail("UD recv wc: src_qp %#x, expected %#x", wc.src_qp,
+				 c->src_qp);
+			return;
+		}
+		check_grh(buf + c->off);
+		if (!rep.ok)
+			return;
+	}
+	/* the data (not for WRITE_WITH_IMM: it went to the target region),
+	 * then the canary up to the end of the posted buffer */
+	p = buf + c->off + (c->ud ? GRH : 0);
+	dlen = c->opcode == PMR_WC_RECV ? c->byte_len - (c->ud ? GRH : 0) : 0;
+	{
+		int64_t i = check_pat(p, dlen, c->seed);
+
+		if (i >= 0) {
+			rep_fail("recv data byte %" PRId64 " is %#x, expected %#x",
+				 i, p[i], pat(c->seed, (uint64_t)i));
+			return;
+		}
+		uint64_t used = (c->ud ? GRH : 0) + dlen;
+
+		i = check_byte(buf + c->off + used, c->len - used, CANARY);
+		if (i >= 0)
+			rep_fail("recv buffer byte %" PRIu64 " past the message "
+				 "overwritten (%#x)", used + (uint64_t)i,
+				 buf[c->off + used + (uint64_t)i]);
+	}
+}
+
+static void srv_setup(const struct cmd *c)
+{
+	if (nqps)
+		qps_destroy();
+	if (c->nqp == 0 || c->nqp > MAXQP) {
+		rep_fail("bad nqp %u", c->nqp);
+		return;
+	}
+	nstash = 0;
+	for (uint32_t i = 0; i < c->nqp; i++) {
+		uint32_t psn = (0x300000 + i * 7919 + c->peer_psn[i]) & 0xffffff;
+
+		qps[i] = qp_create((enum pmr_qp_type)c->qp_type);
+		qp_ready(qps[i], (enum pmr_qp_type)c->qp_type, psn,
+			 c->peer_qpn[i], c->peer_psn[i]);
+		rep.qpn[i] = qps[i]->qp_num;
+		rep.psn[i] = psn;
+	}
+	nqps = c->nqp;
+}
+
+static void server_loop(void)
+{
+	struct cmd c;
+
+	for (;;) {
+		if (!ctl_read(&c, sizeof(c)))
+			die("control socket closed without QUIT");
+		memset(&rep, 0, sizeof(rep));
+		rep.ok = 1;
+		rep.buf = (uintptr_t)buf;
+		rep.rkey = mr->rkey;
+		switch (c.type) {
+		case C_SETUP:
+			srv_setup(&c);
+			break;
+		case C_POST_RECV: {
+			struct pmr_sge sg;
+			struct pmr_recv_wr wr, *bad;
+			int r;
+
+			if (!qp_ok(c.qp) || !region_ok(c.off, c.len))
+				break;
+			memset(buf + c.off, CANARY, c.len);
+			sg.addr = (uintptr_t)(buf + c.off);
+			sg.length = (uint32_t)c.len;
+			sg.lkey = mr->lkey;
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = c.wr_id;
+			wr.sg_list = &sg;
+			wr.num_sge = 1;
+			r = pmr_post_recv(qps[c.qp], &wr, &bad);
+			if (r)
+				rep_fail("post_recv: %s", strerror(r));
+			break;
+		}
+		case C_EXPECT_RECV:
+			srv_expect_recv(&c);
+			break;
+		case C_EXPECT_NONE: {
+			uint64_t end = now_ns() + (uint64_t)c.ms * 1000000ull;
+
+			while (now_ns() < end)
+				poll_into_stash();
+			if (nstash)
+				rep_fail("unexpected completion: QP %#x wr_id %"
+					 PRIu64 " status %s opcode %d byte_len %u",
+					 stash[0].qp_num, stash[0].wr_id,
+					 pmr_wc_status_str(stash[0].status),
+					 stash[0].opcode, stash[0].byte_len);
+			break;
+		}
+		case C_FILL:
+			if (region_ok(c.off, c.len))
+				fill_pat(buf + c.off, c.len, c.seed);
+			break;
+		case C_CANARY:
+			if (region_ok(c.off, c.len))
+				memset(buf + c.off, CANARY, c.len);
+			break;
+		case C_VERIFY: {
+			int64_t i;
+
+			if (!region_ok(c.off, c.len + c.guard))
+				break;
+			i = check_pat(buf + c.off, c.len, c.seed);
+			if (i >= 0) {
+				rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %"
+					 PRId64 " is %#x, expected %#x", c.off,
+					 c.len, i, buf[c.off + (uint64_t)i],
+					 pat(c.seed, (uint64_t)i));
+				break;
+			}
+			i = check_byte(buf + c.off + c.len, c.guard, CANARY);
+			if (i >= 0)
+				rep_fail("verify: guard byte %" PRId64
+					 " overwritten (%#x)", i,
+					 buf[c.off + c.len + (uint64_t)i]);
+			break;
+		}
+		case C_CHECK_BYTE: {
+			int64_t i;
+
+			if (!region_ok(c.off, c.len))
+				break;
+			i = check_byte(buf + c.off, c.len, c.byte);
+			if (i >= 0)
+				rep_fail("region %" PRIu64 "+%" PRIu64 ": byte %"
+					 PRId64 " is %#x, expected %#x (written "
+					 "to?)", c.off, c.len, i,
+					 buf[c.off + (uint64_t)i], c.byte);
+			break;
+		}
+		case C_STATS:
+			pmr_roce_port_stats(dev, &rep.st);
+			break;
+		case C_END:
+			qps_destroy();
+			break;
+		case C_QUIT: {
+			char b;
+
+			if (nqps)
+				qps_destroy();
+			ctl_write(&rep, sizeof(rep));
+			fcntl(ctl, F_SETFL, 0);
+			while (read(ctl, &b, 1) > 0)
+				;
+			return;
+		}
+		default:
+			rep_fail("unknown command %u", c.type);
+			break;
+		}
+		if (!rep.ok)
+			fprintf(stderr, "server: command %u failed: %s\n", c.type,
+				rep.text);
+		ctl_write(&rep, sizeof(rep));
+	}
+}
+
+/* ============================================================================
+ * Client
+ * ==========================================================================*/
+
+static struct reply srv;
+static char failmsg[512];
+static uint32_t psn_base = 0x000100;
+
+#define FAIL(...) do { \
+	snprintf(failmsg, sizeof(failmsg), __VA_ARGS__); \
+	return -1; \
+} while (0)
+#define TRY(x) do { if ((x) != 0) return -1; } while (0)
+
+/* Put "FMT..." in front of failmsg. */
+static void fail_prefix(const char *fmt, ...)
+{
+	char pfx[200];
+	va_list ap;
+	size_t n, m = strlen(failmsg);
+
+	va_start(ap, fmt);
+	vsnprintf(pfx, sizeof(pfx), fmt, ap);
+	va_end(ap);
+	n = strlen(pfx);
+	if (n + m + 1 > sizeof(failmsg))
+		m = sizeof(failmsg) - n - 1;
+	memmove(failmsg + n, failmsg, m);
+	memcpy(failmsg, pfx, n);
+	failmsg[n + m] = '\0';
+}
+
+static int srv_cmd(struct cmd *c, struct reply *r)
+{
+	struct reply tmp;
+
+	if (r == NULL)
+		r = &tmp;
+	ctl_write(c, sizeof(*c));
+	if (!ctl_read(r, sizeof(*r)))
+		die("server closed the control socket");
+	if (!r->ok)
+		FAIL("server (command %u): %s", c->type, r->text);
+	return 0;
+}
+
+static void cmd_init(struct cmd *c, uint32_t type)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+}
+
+/* Client QPs: n of type t; the server gets nsrv QPs of the same type
+ * (UD: unconnected; UC/RC: QP i connected to our QP i). */
+static int setup(enum pmr_qp_type t, uint32_t n, uint32_t nsrv)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_SETUP);
+	c.qp_type = t;
+	c.nqp = nsrv;
+	nstash = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		qps[i] = qp_create(t);
+		c.peer_qpn[i] = qps[i]->qp_num;
+		c.peer_psn[i] = (psn_base + i * 104729) & 0xffffff;
+	}
+	psn_base = (psn_base + 0x10000) & 0xffffff;
+	nqps = n;
+	TRY(srv_cmd(&c, &srv));
+	for (uint32_t i = 0; i < n; i++)
+		qp_ready(qps[i], t, c.peer_psn[i], srv.qpn[i], srv.psn[i]);
+	if (t == PMR_QPT_UD)
+		for (uint32_t i = 0; i < nsrv; i++)
+			ahs[i] = ah_create();
+	return 0;
+}
+
+static int case_end(void)
+{
+	struct cmd c;
+
+	qps_destroy();
+	cmd_init(&c, C_END);
+	return srv_cmd(&c, NULL);
+}
+
+static int s_post_recv(int qp, uint64_t wr_id, uint64_t off, uint64_t len)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_POST_RECV);
+	c.qp = qp;
+	c.wr_id = wr_id;
+	c.off = off;
+	c.len = len;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_expect_recv(int qp, uint64_t wr_id, int opcode, uint32_t byte_len,
+			 bool ud, uint32_t src_qp, int has_imm, uint32_t imm,
+			 uint32_t seed, uint64_t off, uint64_t len)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_EXPECT_RECV);
+	c.qp = qp;
+	c.wr_id = wr_id;
+	c.status = PMR_WC_SUCCESS;
+	c.opcode = opcode;
+	c.byte_len = byte_len;
+	c.ud = ud;
+	c.src_qp = src_qp;
+	c.has_imm = (uint32_t)has_imm;
+	c.imm = imm;
+	c.seed = seed;
+	c.off = off;
+	c.len = len;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_expect_none(uint32_t ms)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_EXPECT_NONE);
+	c.ms = ms;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_region(uint32_t type, uint64_t off, uint64_t len, uint32_t seed,
+		    uint32_t guard)
+{
+	struct cmd c;
+
+	cmd_init(&c, type);
+	c.off = off;
+	c.len = len;
+	c.seed = seed;
+	c.guard = guard;
+	c.byte = CANARY;
+	return srv_cmd(&c, NULL);
+}
+
+static int s_stats(struct pmr_roce_port_stats *st)
+{
+	struct cmd c;
+	struct reply r;
+
+	cmd_init(&c, C_STATS);
+	TRY(srv_cmd(&c, &r));
+	*st = r.st;
+	return 0;
+}
+
+static uint64_t wr_seq = 1;
+
+static int post(struct pmr_qp *qp, uint64_t wr_id, enum pmr_wr_opcode op,
+		uint64_t loff, uint32_t len, uint64_t raddr, uint32_t rkey,
+		struct pmr_ah *ah, uint32_t rqpn, uint32_t qkey, uint32_t imm)
+{
+	struct pmr_sge sg = { (uintptr_t)(buf + loff), len, mr->lkey };
+	struct pmr_send_wr wr, *bad;
+	int r;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = PMR_SEND_SIGNALED;
+	wr.imm_data = htonl(imm);
+	if (ah != NULL) {
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = rqpn;
+		wr.wr.ud.remote_qkey = qkey;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	r = pmr_post_send(qp, &wr, &bad);
+	if (r)
+		FAIL("post_send (opcode %d, len %u): %s", op, len, strerror(r));
+	return 0;
+}
+
+static int expect_wc(struct pmr_qp *qp, uint64_t wr_id, int status,
+		     int opcode, int64_t byte_len)
+{
+	struct pmr_wc wc;
+
+	if (!take_wc(qp->qp_num, &wc, WAIT_NS))
+		FAIL("no completion for wr_id %" PRIu64 " (expected %s)", wr_id,
+		     pmr_wc_status_str((enum pmr_wc_status)status));
+	if (wc.wr_id != wr_id || (int)wc.status != status)
+		FAIL("completion wr_id %" PRIu64 " status %s, expected wr_id %"
+		     PRIu64 " status %s", wc.wr_id, pmr_wc_status_str(wc.status),
+		     wr_id, pmr_wc_status_str((enum pmr_wc_status)status));
+	if (status != PMR_WC_SUCCESS)
+		return 0;
+	if ((int)wc.opcode != opcode)
+		FAIL("completion wr_id %" PRIu64 ": opcode %d, expected %d",
+		     wr_id, wc.opcode, opcode);
+	if (byte_len >= 0 && wc.byte_len != (uint64_t)byte_len)
+		FAIL("completion wr_id %" PRIu64 ": byte_len %u, expected %" PRId64,
+		     wr_id, wc.byte_len, byte_len);
+	return 0;
+}
+
+/* One UD message from our QP q to server QP sq through AH a. */
+static int ud_one(int q, int sq, uint32_t len, bool imm)
+{
+	uint64_t id = wr_seq++;
+	uint32_t seed = (uint32_t)id * 31u + len;
+	uint64_t roff = 65536 * (uint64_t)(sq + 1);
+	uint64_t rlen = (uint64_t)mtu + GRH + 256;
+
+	fill_pat(buf, len, seed);
+	TRY(s_post_recv(sq, id, roff, rlen));
+	TRY(post(qps[q], id, imm ? PMR_WR_SEND_WITH_IMM : PMR_WR_SEND, 0, len,
+		 0, 0, ahs[sq], srv.qpn[sq], QKEY, 0xA0000000u | (uint32_t)id));
+	TRY(expect_wc(qps[q], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	if (s_expect_recv(sq, id, PMR_WC_RECV, len + GRH, true, qps[q]->qp_num,
+			  imm, 0xA0000000u | (uint32_t)id, seed, roff, rlen)) {
+		fail_prefix("UD %s of %u bytes: ",
+			 imm ? "SEND_WITH_IMM" : "SEND", len);
+		return -1;
+	}
+	return 0;
+}
+
+static int case_ud_sizes(void)
+{
+	const uint32_t sizes[] = { 0, 1, (uint32_t)mtu - 1, (uint32_t)mtu };
+
+	TRY(setup(PMR_QPT_UD, 1, 1));
+	for (unsigned i = 0; i < 4; i++)
+		for (int imm = 0; imm < 2; imm++)
+			TRY(ud_one(0, 0, sizes[i], imm));
+	return case_end();
+}
+
+static int qkey_fail(void)
+{
+	fail_prefix("wrong Q_Key: ");
+	return -1;
+}
+
+static int case_ud_qkey(void)
+{
+	struct pmr_roce_port_stats a, b;
+	uint64_t id = wr_seq++;
+	uint32_t seed = 77, len = 100;
+	uint64_t roff = 65536, rlen = (uint64_t)mtu + GRH + 256;
+
+	TRY(setup(PMR_QPT_UD, 1, 1));
+	TRY(s_post_recv(0, id, roff, rlen));
+	TRY(s_stats(&a));
+	fill_pat(buf, len, seed);
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, ahs[0], srv.qpn[0],
+		 QKEY ^ 0x5a5a, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	if (s_expect_none(300))
+		return qkey_fail();
+	TRY(s_stats(&b));
+	if (b.rx_drop_qkey != a.rx_drop_qkey + 1)
+		FAIL("rx_drop_qkey went from %" PRIu64 " to %" PRIu64
+		     " (expected +1)", a.rx_drop_qkey, b.rx_drop_qkey);
+	/* the receive is still there for a good message */
+	TRY(post(qps[0], id + 1, PMR_WR_SEND, 0, len, 0, 0, ahs[0], srv.qpn[0],
+		 QKEY, 0));
+	TRY(expect_wc(qps[0], id + 1, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	wr_seq++;
+	if (s_expect_recv(0, id, PMR_WC_RECV, len + GRH, true, qps[0]->qp_num,
+			  0, 0, seed, roff, rlen))
+		return qkey_fail();
+	return case_end();
+}
+
+static int case_ud_too_big(void)
+{
+	uint64_t id = wr_seq++;
+	struct pmr_qp_attr a;
+	int r;
+
+	TRY(setup(PMR_QPT_UD, 1, 1));
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, (uint32_t)mtu + 1, 0, 0, ahs[0],
+		 srv.qpn[0], QKEY, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_LOC_LEN_ERR, PMR_WC_SEND, -1));
+	if (qp_state(qps[0]) != PMR_QPS_SQE)
+		FAIL("after LOC_LEN_ERR the UD QP is in state %d, not SQE (%d)",
+		     qp_state(qps[0]), PMR_QPS_SQE);
+	TRY(s_expect_none(200));
+	/* SQE -> RTS recovers the send queue */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE);
+	if (r)
+		FAIL("modify_qp SQE -> RTS: %s", strerror(r));
+	TRY(ud_one(0, 0, (uint32_t)mtu, false));
+	return case_end();
+}
+
+static int case_ud_multi(void)
+{
+	TRY(setup(PMR_QPT_UD, 1, 2));
+	for (int round = 0; round < 3; round++)
+		for (int sq = 0; sq < 2; sq++)
+			TRY(ud_one(0, sq, (uint32_t)(50 + round * 7 + sq), round & 1));
+	return case_end();
+}
+
+static int case_uc_send(void)
+{
+	const uint32_t sizes[] = { 1, (uint32_t)mtu, 3 * (uint32_t)mtu + 17,
+				   16384 };
+
+	TRY(setup(PMR_QPT_UC, 1, 1));
+	for (unsigned i = 0; i < 4; i++)
+		for (int imm = 0; imm < 2; imm++) {
+			uint64_t id = wr_seq++;
+			uint32_t seed = (uint32_t)id * 13u, len = sizes[i];
+
+			fill_pat(buf, len, seed);
+			TRY(s_post_recv(0, id, 65536, 65536));
+			TRY(post(qps[0], id, imm ? PMR_WR_SEND_WITH_IMM :
+				 PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0,
+				 0xB0000000u | (uint32_t)id));
+			TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+			if (s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, imm,
+					  0xB0000000u | (uint32_t)id, seed, 65536,
+					  65536)) {
+				fail_prefix("UC SEND%s of %u "
+					 "bytes: ", imm ? "_WITH_IMM" : "", len);
+				return -1;
+			}
+		}
+	return case_end();
+}
+
+static int case_uc_write(void)
+{
+	const uint32_t sizes[] = { 1, (uint32_t)mtu, 3 * (uint32_t)mtu + 5 };
+	const uint64_t toff = 1 << 20;
+
+	TRY(setup(PMR_QPT_UC, 1, 1));
+	for (unsigned i = 0; i < 3; i++)
+		for (int imm = 0; imm < 2; imm++) {
+			uint64_t id = wr_seq++;
+			uint32_t seed = (uint32_t)id * 17u, len = sizes[i];
+
+			fill_pat(buf, len, seed);
+			TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
+			if (imm)
+				TRY(s_post_recv(0, id, 65536, 256));
+			TRY(post(qps[0], id, imm ? PMR_WR_RDMA_WRITE_WITH_IMM :
+				 PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
+				 srv.rkey, NULL, 0, 0, 0xC0000000u | (uint32_t)id));
+			TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS,
+				      PMR_WC_RDMA_WRITE, -1));
+			if (imm && s_expect_recv(0, id, PMR_WC_RECV_RDMA_WITH_IMM,
+						 len, false, 0, 1,
+						 0xC0000000u | (uint32_t)id, 0,
+						 65536, 256)) {
+				fail_prefix("UC WRITE_WITH_IMM of "
+					 "%u bytes: ", len);
+				return -1;
+			}
+			if (!imm) {
+				/* no completion at the target: wait a moment */
+				TRY(s_expect_none(50));
+			}
+			if (s_region(C_VERIFY, toff, len, seed, 64)) {
+				fail_prefix("UC WRITE%s of %u "
+					 "bytes: ", imm ? "_WITH_IMM" : "", len);
+				return -1;
+			}
+		}
+	return case_end();
+}
+
+static int case_uc_norecv(void)
+{
+	struct pmr_roce_port_stats a, b;
+	uint64_t id = wr_seq++;
+	uint32_t len = 2 * (uint32_t)mtu + 3, seed = 99;
+
+	TRY(setup(PMR_QPT_UC, 1, 1));
+	TRY(s_stats(&a));
+	fill_pat(buf, len, seed);
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	TRY(s_expect_none(300));
+	TRY(s_stats(&b));
+	printf("client: uc_norecv: server rx_drop_no_recv %" PRIu64 " -> %"
+	       PRIu64 "\n", a.rx_drop_no_recv, b.rx_drop_no_recv);
+	if (b.rx_drop_no_recv <= a.rx_drop_no_recv)
+		FAIL("rx_drop_no_recv did not grow (%" PRIu64 ")",
+		     b.rx_drop_no_recv);
+	/* a later message with a receive posted arrives fine */
+	id = wr_seq++;
+	seed = 100;
+	fill_pat(buf, len, seed);
+	TRY(s_post_recv(0, id, 65536, 65536));
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	if (s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, 0, 0, seed, 65536,
+			  65536)) {
+		fail_prefix("the SEND after the dropped one: ");
+		return -1;
+	}
+	return case_end();
+}
+
+static int case_uc_badrkey(void)
+{
+	uint64_t id = wr_seq++;
+	const uint64_t toff = 1 << 20;
+	uint32_t len = 2 * (uint32_t)mtu + 9;
+
+	TRY(setup(PMR_QPT_UC, 1, 1));
+	TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
+	fill_pat(buf, len, 5);
+	TRY(post(qps[0], id, PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
+		 srv.rkey ^ 0x00100000u, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_WRITE, -1));
+	TRY(s_expect_none(300));
+	if (s_region(C_CHECK_BYTE, toff, len + 64, 0, 0)) {
+		fail_prefix("bad rkey: ");
+		return -1;
+	}
+	/* the QP still works */
+	id = wr_seq++;
+	TRY(post(qps[0], id, PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
+		 srv.rkey, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_WRITE, -1));
+	TRY(s_expect_none(50));
+	TRY(s_region(C_VERIFY, toff, len, 5, 64));
+	return case_end();
+}
+
+static int case_rc_v6(void)
+{
+	const uint32_t sizes[] = { 1, (uint32_t)mtu + 1, 20000 };
+	const uint64_t toff = 1 << 20;
+
+	TRY(setup(PMR_QPT_RC, 1, 1));
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t len = sizes[i];
+		uint64_t id = wr_seq++;
+		uint32_t seed = (uint32_t)id * 7u;
+
+		/* SEND */
+		fill_pat(buf, len, seed);
+		TRY(s_post_recv(0, id, 65536, 65536));
+		TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
+		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+		TRY(s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, 0, 0, seed,
+				  65536, 65536));
+		/* WRITE */
+		id = wr_seq++;
+		seed++;
+		fill_pat(buf, len, seed);
+		TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
+		TRY(post(qps[0], id, PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
+			 srv.rkey, NULL, 0, 0, 0));
+		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_WRITE, -1));
+		TRY(s_region(C_VERIFY, toff, len, seed, 64));
+		/* READ */
+		id = wr_seq++;
+		seed++;
+		TRY(s_region(C_FILL, 2 * toff, len, seed, 0));
+		memset(buf + 65536, CANARY, len + 64);
+		TRY(post(qps[0], id, PMR_WR_RDMA_READ, 65536, len,
+			 srv.buf + 2 * toff, srv.rkey, NULL, 0, 0, 0));
+		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_READ, len));
+		if (check_pat(buf + 65536, len, seed) >= 0 ||
+		    check_byte(buf + 65536 + len, 64, CANARY) >= 0)
+			FAIL("RC READ of %u bytes over %s: wrong data", len,
+			     v6 ? "IPv6" : "IPv4");
+	}
+	return case_end();
+}
+
+struct tcase {
+	const char *name;
+	int (*fn)(void);
+};
+
+static const struct tcase cases[] = {
+	{ "ud_sizes", case_ud_sizes },
+	{ "ud_qkey", case_ud_qkey },
+	{ "ud_too_big", case_ud_too_big },
+	{ "ud_multi", case_ud_multi },
+	{ "uc_send", case_uc_send },
+	{ "uc_write", case_uc_write },
+	{ "uc_norecv", case_uc_norecv },
+	{ "uc_badrkey", case_uc_badrkey },
+	{ "rc_v6", case_rc_v6 },
+	{ "ud_v6", case_ud_sizes },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static int client_run(const bool *sel)
+{
+	int failed = 0;
+
+	printf("client: path MTU %d, %s, GID index %d\n", mtu,
+	       v6 ? "IPv6" : "IPv4", gid_index);
+	for (unsigned int i = 0; i < NCASES; i++) {
+		uint64_t t0;
+
+		if (!sel[i])
+			continue;
+		failmsg[0] = '\0';
+		t0 = now_ns();
+		if (cases[i].fn()) {
+			struct cmd c;
+
+			failed++;
+			printf("FAIL %s (mtu %d): %s\n", cases[i].name, mtu,
+			       failmsg);
+			qps_destroy();
+			cmd_init(&c, C_END);
+			srv_cmd(&c, NULL);
+		} else {
+			printf("PASS %s (mtu %d, %.2f s)\n", cases[i].name, mtu,
+			       (double)(now_ns() - t0) / 1e9);
+		}
+		fflush(stdout);
+	}
+	{
+		struct cmd c;
+
+		cmd_init(&c, C_QUIT);
+		srv_cmd(&c, NULL);
+	}
+	printf("client: %d case(s) failed\n", failed);
+	return failed ? 1 : 0;
+}
+
+/* ============================================================================
+ * main
+ * ==========================================================================*/
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: udc --role server|client --ctl PATH --peer-ip A "
+		"[--gid-index I] [--case NAME]...\ncases:");
+	for (unsigned int i = 0; i < NCASES; i++)
+		fprintf(stderr, " %s", cases[i].name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *role = NULL, *path = NULL;
+	bool sel[NCASES], any = false;
+	struct sockaddr_un sa;
+	int rc = 0;
+
+	memset(sel, 0, sizeof(sel));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 >= argc)
+			usage();
+		if (strcmp(argv[i], "--role") == 0) {
+			role = argv[++i];
+		} else if (strcmp(argv[i], "--peer-ip") == 0) {
+			peer_ip = argv[++i];
+		} else if (strcmp(argv[i], "--ctl") == 0) {
+			path = argv[++i];
+		} else if (strcmp(argv[i], "--gid-index") == 0) {
+			gid_index = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--case") == 0) {
+			const char *n = argv[++i];
+			bool found = false;
+
+			for (unsigned int k = 0; k < NCASES; k++)
+				if (strcmp(n, cases[k].name) == 0) {
+					sel[k] = true;
+					found = true;
+				}
+			if (!found) {
+				fprintf(stderr, "unknown case %s\n", n);
+				usage();
+			}
+			any = true;
+		} else {
+			usage();
+		}
+	}
+	if (role == NULL || path == NULL || peer_ip == NULL)
+		usage();
+	if (strcmp(role, "server") == 0)
+		is_server = true;
+	else if (strcmp(role, "client") != 0)
+		usage();
+	if (!any)   /* the IPv4 cases */
+		for (unsigned int k = 0; k < NCASES; k++)
+			sel[k] = strncmp(cases[k].name, "rc_v6", 5) != 0 &&
+				 strncmp(cases[k].name, "ud_v6", 5) != 0;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		die("control path too long");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, path);
+
+	dev_open();
+	printf("%s: device %s open, path MTU %d\n", role,
+	       pmr_get_device_name(dev), mtu);
+
+	if (is_server) {
+		int ls = socket(AF_UNIX, SOCK_STREAM, 0);
+		uint64_t end = now_ns() + 60000000000ull;
+
+		unlink(path);
+		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(ls, 1))
+			die("control socket %s: %s", path, strerror(errno));
+		fcntl(ls, F_SETFL, O_NONBLOCK);
+		while ((ctl = accept(ls, NULL, NULL)) < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				die("accept: %s", strerror(errno));
+			if (now_ns() > end)
+				die("no client within 60 s");
+			progress();
+		}
+		close(ls);
+		unlink(path);
+		fcntl(ctl, F_SETFL, O_NONBLOCK);
+		server_loop();
+	} else {
+		uint64_t end = now_ns() + 60000000000ull;
+
+		for (;;) {
+			ctl = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (ctl < 0)
+				die("socket: %s", strerror(errno));
+			if (connect(ctl, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+				break;
+			close(ctl);
+			if (now_ns() > end)
+				die("cannot connect to %s: %s", path,
+				    strerror(errno));
+			progress();
+			usleep(10000);
+		}
+		fcntl(ctl, F_SETFL, O_NONBLOCK);
+		rc = client_run(sel);
+	}
+	close(ctl);
+	return rc;
+}
