@@ -63,6 +63,7 @@ struct roce_dev {
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */
+	uint64_t gen;                     /* progress calls so far */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
@@ -124,8 +125,9 @@ struct roce_qp {
 	uint32_t wr_left;
 	uint32_t wr_len;
 	bool ack_pending;
-	uint8_t ack_syn;
+	uint64_t ack_gen;                 /* progress call that owed it */
 	uint32_t ack_psn;
+	uint32_t res_busy;                /* READ responses being sent */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
 	uint32_t res_next;
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
@@ -151,6 +153,14 @@ static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 	}
 }
 
+/* The TSC, read once per progress call and only when a timer needs it. */
+static inline uint64_t roce_now(uint64_t *now)
+{
+	if (*now == 0)
+		*now = rte_rdtsc();
+	return *now;
+}
+
 static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 {
 	return ns * d->tsc_hz / 1000000000ull;
@@ -173,9 +183,9 @@ int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
 
 /* roce_req.c */
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
-			  unsigned int budget, uint64_t now);
+			  unsigned int budget, uint64_t *now);
 void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
-void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now);
+void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now);
 void roce_req_reset(struct roce_qp *rq);
 
 /* roce_comp.c */
@@ -186,7 +196,7 @@ void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq,
 void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 		  const uint8_t *frame, const struct wire_pkt *p);
 unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
-			   unsigned int budget);
+			   unsigned int budget, bool ack_now);
 void roce_resp_reset(struct roce_qp *rq);
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr);
 

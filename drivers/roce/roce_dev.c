@@ -363,11 +363,8 @@ static bool qp_idle(struct roce_qp *rq)
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
 	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending ||
-	    rq->sqd_notify || rq->resolving)
+	    rq->sqd_notify || rq->resolving || rq->res_busy != 0)
 		return false;
-	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
-		if (rq->res[i].active)
-			return false;
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;
 	return rq->ack_deadline == 0 && rq->rnr_deadline == 0 &&
@@ -382,9 +379,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	struct rte_mbuf *pkts[ROCE_RX_BURST];
 	struct pmr_list *pos, *next;
 	unsigned int done = 0;
+	uint64_t now = 0;
 	uint16_t n;
-	uint64_t now;
 
+	d->gen++;
 	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
 			     ROCE_RX_BURST);
@@ -394,7 +392,6 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		rte_pktmbuf_free(pkts[i]);
 	}
 	done = n;
-	now = rte_rdtsc();
 	for (pos = d->active.next; pos != &d->active; pos = next) {
 		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
 						      active_link);
@@ -406,10 +403,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		if (qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
-			roce_req_timers(d, rq, now);
-		done += roce_resp_run(d, rq, left);
+			roce_req_timers(d, rq, &now);
+		done += roce_resp_run(d, rq, left, false);
 		left = budget > done ? budget - done : 1;
-		done += roce_req_run(d, rq, left, now);
+		done += roce_req_run(d, rq, left, &now);
 		if (rq->sqd_notify && pmr_qp_state(qp) == PMR_QPS_SQD &&
 		    rq->req_off == 0 && rq->una_psn == rq->req_psn) {
 			/* nothing in flight any more: the SQ is drained */
@@ -560,6 +557,11 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	struct roce_qp *rq = qp->priv;
 	struct roce_dev *d = qp->ctx->dev->priv;
 
+	/* an ACK still owed goes out now: the peer's WR completes */
+	if (rq->ack_pending && pmr_qp_state(qp) != PMR_QPS_ERR) {
+		roce_resp_run(d, rq, 1, true);
+		roce_tx_flush(d);
+	}
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
 	if (rq->active)
@@ -598,6 +600,9 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 	} else if (next != PMR_QPS_SQD) {
 		rq->sqd_notify = false;
 	}
+	/* back from SQD: WRs queued meanwhile are sent now */
+	if (next == PMR_QPS_RTS && cur == PMR_QPS_SQD)
+		roce_qp_activate(qp->ctx->dev->priv, rq);
 	if (rq->need_req_reset || rq->need_resp_reset)
 		roce_qp_activate(qp->ctx->dev->priv, rq);
 	return 0;

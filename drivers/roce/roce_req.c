@@ -334,7 +334,7 @@ static bool rd_blocked(struct roce_qp *rq, const struct pmr_swqe *w)
 }
 
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
-			  unsigned int budget, uint64_t now)
+			  unsigned int budget, uint64_t *now)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	bool rc = qp->pub.qp_type == PMR_QPT_RC;
@@ -392,7 +392,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			 * one answers (local ACK timeout, then RETRY_EXC_ERR) */
 			if (rc && rq->resolving && rq->ack_deadline == 0 &&
 			    qp->attr.timeout != 0)
-				rq->ack_deadline = now + roce_ns_to_tsc(d,
+				rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
 					wire_ack_timeout_ns(qp->attr.timeout));
 			break;
 		}
@@ -402,7 +402,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		}
 		done++;
 		if (rc && rq->ack_deadline == 0 && qp->attr.timeout != 0)
-			rq->ack_deadline = now + roce_ns_to_tsc(d,
+			rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
 				wire_ack_timeout_ns(qp->attr.timeout));
 		if (rq->req_off < w->length)
 			continue;
@@ -415,13 +415,15 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	return done;
 }
 
-void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now)
+void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 
-	if (rq->rnr_deadline != 0 && now >= rq->rnr_deadline)
+	if (rq->rnr_deadline == 0 && rq->ack_deadline == 0)
+		return;
+	if (rq->rnr_deadline != 0 && roce_now(now) >= rq->rnr_deadline)
 		rq->rnr_deadline = 0;
-	if (rq->ack_deadline == 0 || now < rq->ack_deadline)
+	if (rq->ack_deadline == 0 || roce_now(now) < rq->ack_deadline)
 		return;
 	if (rq->una_psn == rq->req_psn && !rq->resolving) {
 		rq->ack_deadline = 0;      /* nothing in flight */
@@ -435,6 +437,6 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t now)
 	}
 	rq->retry_left--;
 	roce_req_retransmit(rq, rq->una_psn);
-	rq->ack_deadline = now + roce_ns_to_tsc(d,
+	rq->ack_deadline = *now + roce_ns_to_tsc(d,
 		wire_ack_timeout_ns(qp->attr.timeout));
 }

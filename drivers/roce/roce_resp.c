@@ -100,6 +100,7 @@ void roce_resp_reset(struct roce_qp *rq)
 	rq->uc_drop = false;
 	memset(rq->res, 0, sizeof(rq->res));
 	rq->res_next = 0;
+	rq->res_busy = 0;
 }
 
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
@@ -308,6 +309,8 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	r->len = len;
 	r->sent = 0;
 	r->next_psn = p->psn;
+	if (!r->active)
+		rq->res_busy++;
 	r->active = true;
 	return true;
 }
@@ -404,6 +407,7 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	}
 	/* SEND / WRITE: acknowledge again, up to what was executed */
 	rq->ack_pending = true;
+	rq->ack_gen = d->gen;
 	rq->ack_psn = wire_psn_add(rq->epsn, 0xffffff);
 }
 
@@ -448,6 +452,7 @@ static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	if ((fl & (WIRE_OPF_SEND | WIRE_OPF_WRITE)) && p->ackreq &&
 	    rq->epsn == wire_psn_add(p->psn, 1)) {
 		rq->ack_pending = true;
+		rq->ack_gen = d->gen;
 		rq->ack_psn = p->psn;
 	}
 }
@@ -628,39 +633,57 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		src = pmr_mr_check(qp->ctx->dev, qp->pub.pd, r->rkey,
 				   r->va + r->sent, n, PMR_ACCESS_REMOTE_READ,
 				   true);
-		if (src == NULL || !reply_begin(d, rq, &b, op, r->next_psn)) {
-			r->active = src != NULL;   /* MR gone: give up */
+		if (src == NULL) {
+			r->active = false;        /* MR gone: give up */
+			rq->res_busy--;
 			break;
 		}
+		if (!reply_begin(d, rq, &b, op, r->next_psn))
+			break;
 		b.payload_len = n;
 		reply_send(d, rq, &b, src);
 		r->sent += n;
 		r->next_psn = wire_psn_add(r->next_psn, 1);
 		done++;
-		if (last)
+		if (last) {
 			r->active = false;
+			rq->res_busy--;
+		}
 	}
 	return done;
 }
 
+/*
+ * Send what the responder owes.  An ACK waits for the next progress call
+ * (ack_now: at once), so a completion it goes with reaches the application
+ * first and the ACK leaves in the same burst as the application's reply;
+ * the engine runs again at the next poll or post, and destroy_qp sends an
+ * ACK still owed.
+ */
 unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
-			   unsigned int budget)
+			   unsigned int budget, bool ack_now)
 {
 	unsigned int done = 0;
-	uint32_t slots = res_slots(rq);
+	uint32_t slots, first;
 
-	if (rq->ack_pending) {
+	if (rq->ack_pending && (ack_now || rq->ack_gen != d->gen)) {
 		rq->ack_pending = false;
 		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
 			  rq->ack_psn);
 		done++;
 	}
+	if (rq->res_busy == 0)
+		return done;
 	/* responses go out in PSN order: oldest resource first */
+	slots = res_slots(rq);
+	first = rq->res_next % slots;
 	for (uint32_t i = 0; i < slots && done < budget; i++) {
-		struct roce_res *r = &rq->res[(rq->res_next + i) % slots];
+		struct roce_res *r = &rq->res[first];
 
 		if (r->active)
 			done += read_responses(d, rq, r, budget - done);
+		if (++first == slots)
+			first = 0;
 	}
 	return done;
 }

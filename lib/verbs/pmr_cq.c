@@ -428,15 +428,11 @@ PMR_EXPORT int pmr_req_notify_cq(struct pmr_cq *pcq, int solicited_only)
 	return 0;
 }
 
-PMR_EXPORT int pmr_poll_cq(struct pmr_cq *pcq, int num_entries,
-			   struct pmr_wc *wc)
+static int cq_take(struct pmr_cq_obj *cq, int num_entries, struct pmr_wc *wc)
 {
-	struct pmr_cq_obj *cq = pmr_cq_obj(pcq);
-	uint32_t cons;
+	uint32_t cons = atomic_load_explicit(&cq->cons, memory_order_relaxed);
 	int n;
 
-	pmr_ctx_kick(cq->ctx);
-	cons = atomic_load_explicit(&cq->cons, memory_order_relaxed);
 	for (n = 0; n < num_entries; n++) {
 		struct pmr_cqe *e = &cq->ring[cons & cq->mask];
 
@@ -448,7 +444,24 @@ PMR_EXPORT int pmr_poll_cq(struct pmr_cq *pcq, int num_entries,
 	}
 	if (n > 0)
 		atomic_store_explicit(&cq->cons, cons, memory_order_release);
-	else if (atomic_load_explicit(&cq->overflowed, memory_order_relaxed))
+	return n;
+}
+
+PMR_EXPORT int pmr_poll_cq(struct pmr_cq *pcq, int num_entries,
+			   struct pmr_wc *wc)
+{
+	struct pmr_cq_obj *cq = pmr_cq_obj(pcq);
+	int n;
+
+	/* completions already there are returned at once; the engine
+	 * (inline progress) runs when the CQ is empty */
+	n = cq_take(cq, num_entries, wc);
+	if (n == 0) {
+		pmr_ctx_kick(cq->ctx);
+		n = cq_take(cq, num_entries, wc);
+	}
+	if (n == 0 && atomic_load_explicit(&cq->overflowed,
+					   memory_order_relaxed))
 		return -EIO;
 	return n;
 }

@@ -617,11 +617,8 @@ static int rq_post(struct pmr_wq *wq, struct pmr_recv_wr *wr,
 PMR_EXPORT int pmr_post_srq_recv(struct pmr_srq *psrq, struct pmr_recv_wr *wr,
 				 struct pmr_recv_wr **bad_wr)
 {
-	struct pmr_srq_obj *srq = pmr_srq_obj(psrq);
-	int err = rq_post(&srq->rq, wr, bad_wr);
-
-	pmr_ctx_kick(srq->ctx);
-	return err;
+	/* no engine run: a receive is only taken when a message comes */
+	return rq_post(&pmr_srq_obj(psrq)->rq, wr, bad_wr);
 }
 
 /* ---- QPs --------------------------------------------------------------- */
@@ -1127,12 +1124,12 @@ PMR_EXPORT int pmr_post_recv(struct pmr_qp *pqp, struct pmr_recv_wr *wr,
 		return EINVAL;
 	}
 	err = rq_post(&qp->rq, wr, bad_wr);
+	/* no engine run otherwise: a receive is taken when a message comes
+	 * (a sender waiting on RNR retries on its own timer) */
 	if (st == PMR_QPS_ERR) {
 		pmr_lock(qp->ctx->engine_lock);
 		pmr_qp_flush_posted(qp);
 		pmr_unlock(qp->ctx->engine_lock);
-	} else {
-		pmr_ctx_kick(qp->ctx);
 	}
 	return err;
 }

@@ -5,6 +5,7 @@
  * many QPs, error statuses, peer death).
  *
  *   rc_ops --role server|client --ctl PATH [--peer-ip A] [--case NAME]...
+ *   rc_ops --role probe [--expect-errno EINVAL|none|N]
  *
  * The device comes from PMR_EAL_ARGS / PMR_DEVICES (pmr_roce0).  The
  * client is the requester: it drives every scenario and checks its own
@@ -103,7 +104,7 @@ static int64_t check_byte(const uint8_t *p, uint64_t len, uint8_t b)
 enum {
 	C_CASE_BEGIN = 1, C_POST_RECV, C_EXPECT_RECV, C_FILL, C_VERIFY,
 	C_CANARY, C_SET64, C_GET64, C_EXPECT_QP, C_LATE_RECV, C_DIE,
-	C_CASE_END, C_QUIT,
+	C_CASE_END, C_QUIT, C_EXPECT_NONE,
 };
 
 struct qpspec {
@@ -243,10 +244,13 @@ static void stash_clear(void)
 	nstash = 0;
 }
 
-/* Take the oldest completion of QP qpn; wait up to WAIT_NS. */
+/* how long take_wc waits; the SQD / ARP cases lower it */
+static uint64_t wait_ns = WAIT_NS;
+
+/* Take the oldest completion of QP qpn; wait up to wait_ns. */
 static bool take_wc(uint32_t qpn, struct pmr_wc *out)
 {
-	uint64_t end = now_ns() + WAIT_NS;
+	uint64_t end = now_ns() + wait_ns;
 	uint32_t from = 0;
 
 	for (;;) {
@@ -334,6 +338,18 @@ static void dev_open(void)
 	if (ctx == NULL)
 		die("open_device: %s", strerror(errno));
 	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	if (!is_server) {
+		/* no service_lcore= on these devices: the service mode is not
+		 * available, and the context stays as it was (every case
+		 * after this runs on it, inline) */
+		int r = pmr_set_progress_mode(ctx, PMR_PROGRESS_SERVICE);
+
+		if (r != ENOTSUP)
+			die("set_progress_mode(SERVICE) without service_lcore: "
+			    "%d (%s), expected ENOTSUP", r, strerror(r));
+		if (pmr_progress(ctx, 32) < 0)
+			die("pmr_progress after the refused mode change");
+	}
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_SIZE);
@@ -387,8 +403,9 @@ static struct pmr_qp *qp_create(const struct qpspec *s)
 	return qp;
 }
 
-static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
-		       uint32_t my_psn, uint32_t dqpn, uint32_t dpsn)
+static void qp_connect_ip(struct pmr_qp *qp, const struct qpspec *s,
+			  uint32_t my_psn, uint32_t dqpn, uint32_t dpsn,
+			  const char *ip)
 {
 	struct pmr_qp_attr a;
 	int r;
@@ -405,8 +422,8 @@ static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.grh.dgid.raw[10] = 0xff;
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	if (inet_pton(AF_INET, peer_ip, &a.ah_attr.grh.dgid.raw[12]) != 1)
-		die("bad --peer-ip %s", peer_ip);
+	if (inet_pton(AF_INET, ip, &a.ah_attr.grh.dgid.raw[12]) != 1)
+		die("bad IPv4 address %s", ip);
 	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
 			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
 			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER);
@@ -424,6 +441,12 @@ static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
 			  PMR_QP_MAX_QP_RD_ATOMIC);
 	if (r)
 		die("modify_qp RTS: %s", strerror(r));
+}
+
+static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
+		       uint32_t my_psn, uint32_t dqpn, uint32_t dpsn)
+{
+	qp_connect_ip(qp, s, my_psn, dqpn, dpsn, peer_ip);
 }
 
 static void qps_destroy(void)
@@ -642,6 +665,31 @@ static void srv_expect_qp(const struct cmd *c)
 			 qps[c->qp]->qp_num, s, c->state);
 }
 
+/* No completion at all on the QP for delay_ms (engine progressing). */
+static void srv_expect_none(const struct cmd *c)
+{
+	uint64_t end = now_ns() + (uint64_t)c->delay_ms * 1000000ull;
+	uint32_t qpn;
+
+	if (!srv_qp_ok(c->qp))
+		return;
+	qpn = qps[c->qp]->qp_num;
+	do {
+		progress();
+		poll_into_stash();
+		poll_async();
+		for (uint32_t i = 0; i < nstash; i++)
+			if (!stash_used[i] && stash[i].qp_num == qpn) {
+				rep_fail("unexpected completion on QP %#x: wr_id %"
+					 PRIu64 " status %s opcode %d byte_len %u",
+					 qpn, stash[i].wr_id,
+					 pmr_wc_status_str(stash[i].status),
+					 stash[i].opcode, stash[i].byte_len);
+				return;
+			}
+	} while (now_ns() < end);
+}
+
 static void srv_case_begin(const struct cmd *c)
 {
 	const struct qpspec *s = &c->spec;
@@ -730,6 +778,9 @@ static void server_loop(void)
 			break;
 		case C_EXPECT_QP:
 			srv_expect_qp(&c);
+			break;
+		case C_EXPECT_NONE:
+			srv_expect_none(&c);
 			break;
 		case C_LATE_RECV: {
 			uint64_t end;
@@ -1608,6 +1659,239 @@ static int case_rnr_late(void)
 	return case_end();
 }
 
+/* ---- SQ drain ----------------------------------------------------------------- */
+
+/* Async events of `type` recorded for qp so far. */
+static unsigned int aev_count(struct pmr_qp *qp, int type)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < naevs; i++)
+		if (aevs[i].qp == qp && aevs[i].type == type)
+			n++;
+	return n;
+}
+
+/* Progress the engine and collect completions and events for `ns`. */
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	do {
+		progress();
+		poll_into_stash();
+		poll_async();
+	} while (now_ns() < end);
+}
+
+/* Whether a completion of QP qpn sits unconsumed in the stash. */
+static bool wc_pending(uint32_t qpn, struct pmr_wc *out)
+{
+	for (uint32_t i = 0; i < nstash; i++)
+		if (!stash_used[i] && stash[i].qp_num == qpn) {
+			*out = stash[i];
+			return true;
+		}
+	return false;
+}
+
+/*
+ * RTS -> SQD while a 64 KiB WRITE (64 packets at MTU 1024) is on its way:
+ * the WRITE completes and lands, SQ_DRAINED comes once (only when asked
+ * for), a SEND posted in SQD waits, and goes once back in RTS.
+ */
+static int sqd_drain_one(bool notify)
+{
+	struct qpspec s = spec_default();
+	const uint32_t len = 64 * 1024, slen = 3000;
+	const uint64_t roff = 2 * MIB, soff = 1 * MIB;
+	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
+	struct pmr_sge ss = { (uintptr_t)(buf + soff), slen, mr->lkey };
+	struct rsge rs = { 4 * MIB, 4096, 0 };
+	struct pmr_qp_attr a;
+	struct pmr_wc wc;
+	uint64_t id, sid, end;
+	const char *tag = notify ? "notify" : "no notify";
+	int r;
+
+	s.path_mtu = PMR_MTU_1024;
+	TRY(case_begin(&s));
+	naevs = 0;
+	/* the peer's MAC resolved, so the big WRITE starts when posted */
+	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));
+	id = wr_seq++;
+	sid = wr_seq++;
+	fill_pat(buf, len, 81, 0);
+	fill_pat(buf + soff, slen, 82, 0);
+	TRY(s_region(C_CANARY, roff, len + GUARD, 0, 0, 0));
+	TRY(s_post_recv1(0, sid, rs.off, rs.len));
+	TRY(post_send(qps[0], id, PMR_WR_RDMA_WRITE, &sg, 1, srv.buf + roff,
+		      srv.buf_rkey, 0));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_SQD;
+	a.en_sqd_async_notify = notify;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE |
+			  (notify ? PMR_QP_EN_SQD_ASYNC_NOTIFY : 0));
+	if (r)
+		FAIL("%s: modify RTS -> SQD: %s", tag, strerror(r));
+	if (qp_state(qps[0]) != PMR_QPS_SQD)
+		FAIL("%s: QP in state %d after RTS -> SQD", tag, qp_state(qps[0]));
+	/* queued while in SQD */
+	TRY(post_send(qps[0], sid, PMR_WR_SEND, &ss, 1, 0, 0, 0));
+	/* the WRITE begun before SQD finishes */
+	r = expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_RDMA_WRITE, -1);
+	if (r) {
+		fail_prefix(notify ? "notify: " : "no notify: ");
+		return -1;
+	}
+	TRY(s_region(C_VERIFY, roff, len, 81, 0, GUARD));
+	/* the drained event: once, and only when asked for */
+	end = now_ns() + 2000000000ull;
+	while (notify && aev_count(qps[0], PMR_EVENT_SQ_DRAINED) == 0 &&
+	       now_ns() < end)
+		spin_ns(1000000);
+	spin_ns(50000000);
+	if (aev_count(qps[0], PMR_EVENT_SQ_DRAINED) != (notify ? 1u : 0u))
+		FAIL("%s: %u SQ_DRAINED event(s), expected %u", tag,
+		     aev_count(qps[0], PMR_EVENT_SQ_DRAINED), notify ? 1 : 0);
+	/* the SEND stays queued: nothing at the server for 100 ms (the client
+	 * engine progresses while it waits for the answer), no completion */
+	{
+		struct cmd c;
+
+		cmd_init(&c, C_EXPECT_NONE);
+		c.qp = 0;
+		c.delay_ms = 100;
+		r = srv_cmd(&c, NULL);
+		if (r) {
+			fail_prefix(notify ? "notify: SEND posted in SQD was sent: " :
+				    "no notify: SEND posted in SQD was sent: ");
+			return -1;
+		}
+	}
+	spin_ns(10000000);
+	if (wc_pending(qps[0]->qp_num, &wc))
+		FAIL("%s: completion in SQD: wr_id %" PRIu64 " status %s", tag,
+		     wc.wr_id, pmr_wc_status_str(wc.status));
+	if (qp_state(qps[0]) != PMR_QPS_SQD)
+		FAIL("%s: QP left SQD by itself (state %d)", tag,
+		     qp_state(qps[0]));
+	/* SQD -> RTS: the queued SEND goes */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE);
+	if (r)
+		FAIL("%s: modify SQD -> RTS: %s", tag, strerror(r));
+	r = expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1);
+	if (r) {
+		fail_prefix(notify ? "notify: after SQD -> RTS: " :
+			    "no notify: after SQD -> RTS: ");
+		return -1;
+	}
+	TRY(s_expect_recv(0, sid, PMR_WC_SUCCESS, PMR_WC_RECV, slen, false, 82,
+			  &rs, 1));
+	if (aev_count(qps[0], PMR_EVENT_SQ_DRAINED) != (notify ? 1u : 0u))
+		FAIL("%s: %u SQ_DRAINED event(s) at the end", tag,
+		     aev_count(qps[0], PMR_EVENT_SQ_DRAINED));
+	return case_end();
+}
+
+static int case_sqd_drain(void)
+{
+	char first[sizeof(failmsg)];
+	int r1, r2;
+
+	/* both variants run, whatever the first gives */
+	wait_ns = 3000000000ull;
+	r1 = sqd_drain_one(true);
+	snprintf(first, sizeof(first), "%s", failmsg);
+	if (r1 && nqps) {
+		struct cmd c;
+
+		qps_destroy();
+		cmd_init(&c, C_CASE_END);
+		srv_cmd(&c, NULL);
+	}
+	failmsg[0] = '\0';
+	r2 = sqd_drain_one(false);
+	wait_ns = WAIT_NS;
+	if (r1 && r2) {
+		char second[sizeof(failmsg)];
+
+		snprintf(second, sizeof(second), "%s", failmsg);
+		snprintf(failmsg, sizeof(failmsg), "%.250s; %.250s", first,
+			 second);
+	} else if (r1) {
+		snprintf(failmsg, sizeof(failmsg), "%s", first);
+	}
+	return r1 || r2 ? -1 : 0;
+}
+
+/* ---- ARP timeout ---------------------------------------------------------------- */
+
+/*
+ * An RC QP towards an address nobody owns on the segment (the peer's /24,
+ * host .77): no ARP answer, so the SEND ends in RETRY_EXC_ERR after the
+ * local ACK timeouts (timeout 8 ~ 1 ms, retry_cnt 2), the next WR is
+ * flushed, and the port counters show the ARP requests and the timeouts.
+ * The server takes no part.
+ */
+static int case_arp_timeout(void)
+{
+	struct qpspec s = spec_default();
+	struct pmr_roce_port_stats a, b;
+	struct in_addr ia;
+	char ip[INET_ADDRSTRLEN];
+	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
+	uint64_t id = wr_seq++, t0, dt;
+	int r;
+
+	if (inet_pton(AF_INET, peer_ip, &ia) != 1)
+		FAIL("bad --peer-ip %s", peer_ip);
+	((uint8_t *)&ia.s_addr)[3] = 77;
+	inet_ntop(AF_INET, &ia, ip, sizeof(ip));
+	if (strcmp(ip, peer_ip) == 0)
+		FAIL("the peer itself is .77");
+	s.timeout = 8;
+	s.retry_cnt = 2;
+	stash_clear();
+	naevs = 0;
+	qps[0] = qp_create(&s);
+	nqps = 1;
+	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
+	pmr_roce_port_stats(dev, &a);
+	wait_ns = 3000000000ull;
+	t0 = now_ns();
+	r = post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0);
+	if (r == 0)
+		r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
+	dt = now_ns() - t0;
+	if (r == 0)
+		r = expect_flushed(0);
+	wait_ns = WAIT_NS;
+	if (r) {
+		char t[64];
+
+		snprintf(t, sizeof(t), "towards %s: ", ip);
+		fail_prefix(t);
+		return -1;
+	}
+	pmr_roce_port_stats(dev, &b);
+	printf("client: arp_timeout: %s: RETRY_EXC_ERR after %.1f ms, arp_tx +%"
+	       PRIu64 ", timeouts +%" PRIu64 "\n", ip, (double)dt / 1e6,
+	       b.arp_tx - a.arp_tx, b.timeouts - a.timeouts);
+	if (dt > 2000000000ull)
+		FAIL("RETRY_EXC_ERR only after %.2f s", (double)dt / 1e9);
+	if (b.arp_tx <= a.arp_tx)
+		FAIL("no ARP request sent (arp_tx %" PRIu64 " -> %" PRIu64 ")",
+		     a.arp_tx, b.arp_tx);
+	if (b.timeouts <= a.timeouts || b.timeouts == 0)
+		FAIL("no local ACK timeout counted (timeouts %" PRIu64 " -> %"
+		     PRIu64 ")", a.timeouts, b.timeouts);
+	qps_destroy();
+	return 0;
+}
+
 /* Last case: the server dies in the middle of a stream of WRITEs. */
 static int case_peer_kill(void)
 {
@@ -1698,6 +1982,8 @@ static const struct tcase cases[] = {
 	{ "err_recv_len", case_err_recv_len },
 	{ "rnr_exc", case_rnr_exc },
 	{ "rnr_late", case_rnr_late },
+	{ "sqd_drain", case_sqd_drain },
+	{ "arp_timeout", case_arp_timeout },
 	{ "peer_kill", case_peer_kill },    /* must stay last */
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -1754,6 +2040,152 @@ static int client_run(const bool *sel)
 	return failed ? 1 : 0;
 }
 
+
+/* ============================================================================
+ * Probe: device opening checks, no peer (service_errors.sh)
+ * ==========================================================================*/
+
+/*
+ * --role probe --expect-errno N: pmr_open_device() must fail with errno N
+ * (e.g. a service_lcore that is the main lcore or not an EAL lcore);
+ * --expect-errno none: it must succeed (then the device is closed).
+ * --role probe alone: the open must succeed; without service_lcore= the
+ * service mode is refused with ENOTSUP and the context still works
+ * (a loopback-free smoke test: PD, CQ, QP to RTS, progress, clean-up).
+ */
+static int probe_run(int expect_errno)
+{
+	struct pmr_device **l;
+	struct pmr_context *c;
+	int n, r, rc = 0;
+
+	l = pmr_get_device_list(&n);
+	if (l == NULL || n < 1) {
+		printf("probe: FAIL: no pmrdma device (errno %d)\n", errno);
+		return 1;
+	}
+	dev = NULL;
+	for (int i = 0; i < n; i++)
+		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
+			dev = l[i];
+	if (dev == NULL) {
+		printf("probe: FAIL: no pmr_roce device\n");
+		return 1;
+	}
+	errno = 0;
+	c = pmr_open_device(dev);
+	if (expect_errno < 0) {
+		/* the positive control: this configuration opens */
+		if (c == NULL) {
+			printf("probe: FAIL: pmr_open_device: %s\n",
+			       strerror(errno));
+			rc = 1;
+		} else {
+			if (pmr_close_device(c)) {
+				printf("probe: FAIL: close_device\n");
+				rc = 1;
+			} else {
+				printf("probe: PASS: pmr_open_device ok\n");
+			}
+		}
+		pmr_free_device_list(l);
+		return rc;
+	}
+	if (expect_errno != 0) {
+		if (c != NULL) {
+			printf("probe: FAIL: pmr_open_device succeeded, expected "
+			       "NULL with errno %d (%s)\n", expect_errno,
+			       strerror(expect_errno));
+			pmr_close_device(c);
+			rc = 1;
+		} else if (errno != expect_errno) {
+			printf("probe: FAIL: pmr_open_device: errno %d (%s), "
+			       "expected %d (%s)\n", errno, strerror(errno),
+			       expect_errno, strerror(expect_errno));
+			rc = 1;
+		} else {
+			printf("probe: PASS: pmr_open_device -> NULL, errno %s\n",
+			       strerror(errno));
+		}
+		pmr_free_device_list(l);
+		return rc;
+	}
+	if (c == NULL) {
+		printf("probe: FAIL: pmr_open_device: %s\n", strerror(errno));
+		return 1;
+	}
+	ctx = c;
+	r = pmr_set_progress_mode(ctx, PMR_PROGRESS_SERVICE);
+	if (r != ENOTSUP) {
+		printf("probe: FAIL: set_progress_mode(SERVICE): %d (%s), "
+		       "expected ENOTSUP\n", r, strerror(r));
+		rc = 1;
+	}
+	/* still usable: objects, a QP up to RTS, progress, tear-down */
+	{
+		struct qpspec s = spec_default();
+		struct pmr_qp *qp;
+		struct pmr_qp_attr a;
+		struct pmr_qp_init_attr ia;
+
+		pd = pmr_alloc_pd(ctx);
+		cq = pmr_create_cq(ctx, 64, NULL, NULL, 0);
+		buf = aligned_alloc(4096, 4096);
+		if (pd == NULL || cq == NULL || buf == NULL) {
+			printf("probe: FAIL: set-up after the refused mode: %s\n",
+			       strerror(errno));
+			return 1;
+		}
+		mr = pmr_reg_mr(pd, buf, 4096, PMR_ACCESS_LOCAL_WRITE);
+		if (mr == NULL) {
+			printf("probe: FAIL: reg_mr: %s\n", strerror(errno));
+			return 1;
+		}
+		peer_ip = "10.98.0.2";
+		qp = qp_create(&s);
+		qp_connect(qp, &s, 1, 0x100, 1);
+		for (int i = 0; i < 100; i++)
+			if (pmr_progress(ctx, 32) < 0) {
+				printf("probe: FAIL: pmr_progress\n");
+				rc = 1;
+				break;
+			}
+		if (pmr_query_qp(qp, &a, PMR_QP_STATE, &ia) ||
+		    a.qp_state != PMR_QPS_RTS) {
+			printf("probe: FAIL: QP not in RTS\n");
+			rc = 1;
+		}
+		r = pmr_set_progress_mode(ctx, PMR_PROGRESS_SERVICE);
+		if (r != EBUSY && r != ENOTSUP) {
+			printf("probe: FAIL: set_progress_mode(SERVICE) with a QP: "
+			       "%d (%s)\n", r, strerror(r));
+			rc = 1;
+		}
+		if (pmr_destroy_qp(qp) || pmr_dereg_mr(mr) ||
+		    pmr_destroy_cq(cq) || pmr_dealloc_pd(pd)) {
+			printf("probe: FAIL: tear-down\n");
+			rc = 1;
+		}
+		r = pmr_set_progress_mode(ctx, PMR_PROGRESS_MANUAL);
+		if (r == 0)
+			r = pmr_set_progress_mode(ctx, PMR_PROGRESS_INLINE);
+		if (r != 0) {
+			printf("probe: FAIL: set_progress_mode MANUAL/INLINE: %s\n",
+			       strerror(r));
+			rc = 1;
+		}
+	}
+	if (pmr_close_device(ctx)) {
+		printf("probe: FAIL: close_device\n");
+		rc = 1;
+	}
+	pmr_free_device_list(l);
+	if (rc == 0)
+		printf("probe: PASS: open ok, SERVICE refused with ENOTSUP, "
+		       "context usable\n");
+	return rc;
+}
+
 /* ============================================================================
  * main
  * ==========================================================================*/
@@ -1762,7 +2194,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rc_ops --role server|client --peer-ip A --ctl PATH "
-		"[--kill-mode exit|freeze] [--case NAME]...\ncases:");
+		"[--kill-mode exit|freeze] [--case NAME]...\n"
+		"       rc_ops --role probe [--expect-errno EINVAL|none|N]\ncases:");
 	for (unsigned int i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
 	fprintf(stderr, "\n");
@@ -1772,6 +2205,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *role = NULL, *path = NULL;
+	int expect_errno = 0;
 	bool sel[NCASES], any = false;
 	struct sockaddr_un sa;
 	int rc = 0;
@@ -1787,6 +2221,17 @@ int main(int argc, char **argv)
 			peer_ip = argv[++i];
 		} else if (strcmp(argv[i], "--ctl") == 0) {
 			path = argv[++i];
+		} else if (strcmp(argv[i], "--expect-errno") == 0) {
+			const char *e = argv[++i];
+
+			if (strcmp(e, "EINVAL") == 0)
+				expect_errno = EINVAL;
+			else if (strcmp(e, "ENOTSUP") == 0)
+				expect_errno = ENOTSUP;
+			else if (strcmp(e, "none") == 0)
+				expect_errno = -1;
+			else
+				expect_errno = atoi(e);
 		} else if (strcmp(argv[i], "--kill-mode") == 0) {
 			const char *m = argv[++i];
 
@@ -1813,6 +2258,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	if (role != NULL && strcmp(role, "probe") == 0)
+		return probe_run(expect_errno);
 	if (role == NULL || path == NULL || peer_ip == NULL)
 		usage();
 	if (strcmp(role, "server") == 0)
