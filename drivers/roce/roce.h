@@ -35,6 +35,7 @@ extern int roce_logtype;
 #define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
 #define ROCE_ACKREQ_EVERY 64            /* AckReq within long messages */
 #define ROCE_ARP_RETRY_MS 200
+#define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
 
 struct roce_neigh {
 	uint8_t ip[16];                   /* GID form */

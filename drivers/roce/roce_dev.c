@@ -400,7 +400,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 
 		next = pos->next;
 		qp_apply_resets(rq);
-		if (qp->pub.qp_type == PMR_QPT_RC &&
+		/* timers every ROCE_TIMER_EVERY calls: the shortest (local ACK
+		 * timeout 8 us, RNR 10 us) are far longer than a call */
+		if ((d->gen & (ROCE_TIMER_EVERY - 1)) == 0 &&
+		    qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
 			roce_req_timers(d, rq, &now);
@@ -417,6 +420,32 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 			pmr_list_del(&rq->active_link);
 			rq->active = false;
 		}
+	}
+	roce_tx_flush(d);
+	return (int)done;
+}
+
+/*
+ * post_send's doorbell in inline mode: take the doorbells and send what
+ * the rung QPs have, without a receive burst (poll_cq does that).
+ */
+static int roce_post_kick(struct pmr_ctx_obj *ctx, unsigned int budget)
+{
+	struct roce_dev *d = ctx->dev->priv;
+	uint64_t now = 0;
+	unsigned int done = 0;
+
+	d->gen++;       /* an ACK owed leaves with what was just posted */
+	pmr_ctx_doorbells(ctx, doorbell, d);
+	for (struct pmr_list *pos = d->active.next; pos != &d->active;
+	     pos = pos->next) {
+		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
+						      active_link);
+
+		if (rq->need_req_reset || rq->need_resp_reset)
+			continue;       /* progress applies those first */
+		done += roce_resp_run(d, rq, budget, false);
+		done += roce_req_run(d, rq, budget, &now);
 	}
 	roce_tx_flush(d);
 	return (int)done;
@@ -649,6 +678,7 @@ static const struct pmr_driver roce_driver = {
 	.qp_destroy = roce_qp_destroy,
 	.ah_create = roce_ah_create,
 	.progress = roce_progress,
+	.post_kick = roce_post_kick,
 	.mr_busy = roce_mr_busy,
 	.doorbells = true,
 	.sq_drained_async = true,

@@ -431,6 +431,9 @@ struct pmr_driver {
 	void (*ah_destroy)(struct pmr_ah_obj *ah);
 	/** Run the engine with the engine lock held; return work done. */
 	int (*progress)(struct pmr_ctx_obj *ctx, unsigned int budget);
+	/** Optional, the doorbell of inline progress: send what was just
+	 *  posted (engine lock held).  Without it post_send runs progress. */
+	int (*post_kick)(struct pmr_ctx_obj *ctx, unsigned int budget);
 	/** Optional: true when the engine still references the MR. */
 	bool (*mr_busy)(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
 	/** Ring doorbells: post_send pushes the QP on ctx->db_head, and the

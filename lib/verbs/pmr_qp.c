@@ -1107,7 +1107,7 @@ PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 		pmr_qp_flush_posted(qp);
 		pmr_unlock(qp->ctx->engine_lock);
 	} else {
-		pmr_ctx_kick(qp->ctx);
+		pmr_ctx_post_kick(qp->ctx);
 	}
 	return err;
 }

@@ -32,6 +32,22 @@ static inline void pmr_ctx_kick(struct pmr_ctx_obj *ctx)
 		pmr_ctx_progress(ctx, PMR_DEFAULT_BUDGET);
 }
 
+/** Inline progress after post_send: the driver's lighter doorbell. */
+static inline void pmr_ctx_post_kick(struct pmr_ctx_obj *ctx)
+{
+	int (*kick)(struct pmr_ctx_obj *, unsigned int) =
+		ctx->dev->drv->post_kick;
+
+	if (ctx->mode != PMR_PROGRESS_INLINE)
+		return;
+	if (kick == NULL) {
+		pmr_ctx_progress(ctx, PMR_DEFAULT_BUDGET);
+	} else if (pmr_trylock(ctx->engine_lock)) {
+		kick(ctx, PMR_DEFAULT_BUDGET);
+		pmr_unlock(ctx->engine_lock);
+	}
+}
+
 /** Flush every outstanding WR of a QP in ERR (engine lock held). */
 void pmr_qp_flush_all(struct pmr_qp_obj *qp);
 
