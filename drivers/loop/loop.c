@@ -709,29 +709,7 @@ static int loop_probe(struct pmr_dev_obj *dev, const char *args)
 	/* EUI-64 of a locally administered MAC 02:00:00:00:00:<index + 1> */
 	a->node_guid = (pmr_be64)__builtin_bswap64(0x020000fffe000000ull |
 						   (uint64_t)(dev->index + 1));
-	a->sys_image_guid = a->node_guid;
-	a->max_mr_size = UINT64_MAX;
-	a->page_size_cap = 4096;
-	a->max_qp = PMR_MAX_QP;
-	a->max_qp_wr = PMR_MAX_QP_WR;
-	a->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN;
-	a->max_sge = PMR_MAX_SGE;
-	a->max_sge_rd = PMR_MAX_SGE;
-	a->max_cq = 65536;
-	a->max_cqe = PMR_MAX_CQE;
-	a->max_mr = PMR_MAX_MR - 1;
-	a->max_pd = 65536;
-	a->max_qp_rd_atom = PMR_MAX_RD_ATOMIC;
-	a->max_res_rd_atom = PMR_MAX_RD_ATOMIC * PMR_MAX_QP;
-	a->max_qp_init_rd_atom = PMR_MAX_RD_ATOMIC;
-	a->atomic_cap = PMR_ATOMIC_HCA;
-	a->max_ah = 65536;
-	a->max_srq = 4096;
-	a->max_srq_wr = PMR_MAX_SRQ_WR;
-	a->max_srq_sge = PMR_MAX_SGE;
-	a->max_pkeys = 1;
-	a->local_ca_ack_delay = 15;
-	a->phys_port_cnt = 1;
+	pmr_dev_attr_defaults(a);
 	gid_v4(&dev->gid[0], 127, 0, 0, 1);
 	dev->gid_count = 1;
 	return 0;

@@ -269,30 +269,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 
 		at->node_guid = (pmr_be64)__builtin_bswap64(g);
 	}
-	at->sys_image_guid = at->node_guid;
-	at->max_mr_size = UINT64_MAX;
-	at->page_size_cap = 4096;
-	at->vendor_id = 0;
-	at->max_qp = PMR_MAX_QP;
-	at->max_qp_wr = PMR_MAX_QP_WR;
-	at->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN;
-	at->max_sge = PMR_MAX_SGE;
-	at->max_sge_rd = PMR_MAX_SGE;
-	at->max_cq = 65536;
-	at->max_cqe = PMR_MAX_CQE;
-	at->max_mr = PMR_MAX_MR - 1;
-	at->max_pd = 65536;
-	at->max_qp_rd_atom = PMR_MAX_RD_ATOMIC;
-	at->max_res_rd_atom = PMR_MAX_RD_ATOMIC * PMR_MAX_QP;
-	at->max_qp_init_rd_atom = PMR_MAX_RD_ATOMIC;
-	at->atomic_cap = PMR_ATOMIC_HCA;
-	at->max_ah = 65536;
-	at->max_srq = 4096;
-	at->max_srq_wr = PMR_MAX_SRQ_WR;
-	at->max_srq_sge = PMR_MAX_SGE;
-	at->max_pkeys = 1;
-	at->local_ca_ack_delay = 15;
-	at->phys_port_cnt = 1;
+	pmr_dev_attr_defaults(at);
 	/* GID table: the IPv4-mapped GID first, then the IPv6 one */
 	if (d->has_ipv4)
 		memcpy(dev->gid[dev->gid_count++].raw, d->gid4, 16);

@@ -35,19 +35,21 @@ static uint32_t wqe_npkts(const struct pmr_swqe *w, uint32_t mtu)
 
 /* ---- local buffers ---------------------------------------------------- */
 
-bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
-		     uint32_t len, uint8_t *dst)
+/*
+ * Copy len bytes between buf and the bytes [off, off + len) of a list of
+ * local SGEs (to_sge: into them, which needs LOCAL_WRITE).  Each piece is
+ * checked against its MR.  @return false on a protection error or when
+ * the SGEs hold fewer bytes.
+ */
+static bool sge_copy(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
+		     uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len,
+		     bool to_sge)
 {
 	struct pmr_dev_obj *dev = qp->ctx->dev;
-	const struct pmr_sge *sge = pmr_swqe_sge(w);
 
-	if (w->inl) {
-		memcpy(dst, pmr_swqe_inline(w) + off, len);
-		return true;
-	}
-	for (uint32_t i = 0; i < w->num_sge && len > 0; i++) {
+	for (uint32_t i = 0; i < nsge && len > 0; i++) {
 		uint32_t n;
-		void *src;
+		uint8_t *mem;
 
 		if (off >= sge[i].length) {
 			off -= sge[i].length;
@@ -56,46 +58,38 @@ bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
 		n = sge[i].length - off;
 		if (n > len)
 			n = len;
-		src = pmr_mr_check(dev, qp->pub.pd, sge[i].lkey,
-				   sge[i].addr + off, n, 0, false);
-		if (src == NULL)
+		mem = pmr_mr_check(dev, qp->pub.pd, sge[i].lkey,
+				   sge[i].addr + off, n,
+				   to_sge ? PMR_ACCESS_LOCAL_WRITE : 0, false);
+		if (mem == NULL)
 			return false;
-		memcpy(dst, src, n);
-		dst += n;
+		if (to_sge)
+			memcpy(mem, buf, n);
+		else
+			memcpy(buf, mem, n);
+		buf += n;
 		len -= n;
 		off = 0;
 	}
 	return len == 0;
 }
 
+bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
+		     uint32_t len, uint8_t *dst)
+{
+	if (w->inl) {
+		memcpy(dst, pmr_swqe_inline(w) + off, len);
+		return true;
+	}
+	return sge_copy(qp, pmr_swqe_sge(w), w->num_sge, off, dst, len, false);
+}
+
 bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 		      uint32_t nsge, uint32_t off, const uint8_t *src,
 		      uint32_t len)
 {
-	struct pmr_dev_obj *dev = qp->ctx->dev;
-
-	for (uint32_t i = 0; i < nsge && len > 0; i++) {
-		uint32_t n;
-		void *dst;
-
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		n = sge[i].length - off;
-		if (n > len)
-			n = len;
-		dst = pmr_mr_check(dev, qp->pub.pd, sge[i].lkey,
-				   sge[i].addr + off, n,
-				   PMR_ACCESS_LOCAL_WRITE, false);
-		if (dst == NULL)
-			return false;
-		memcpy(dst, src, n);
-		src += n;
-		len -= n;
-		off = 0;
-	}
-	return len == 0;
+	return sge_copy(qp, sge, nsge, off, (uint8_t *)(uintptr_t)src, len,
+			true);
 }
 
 /* Local checks of a WQE before its first packet. */

@@ -135,6 +135,33 @@ PMR_EXPORT struct pmr_device *pmr_device_create(const char *driver,
 	return dev ? &dev->pub : NULL;
 }
 
+void pmr_dev_attr_defaults(struct pmr_device_attr *a)
+{
+	a->sys_image_guid = a->node_guid;
+	a->max_mr_size = UINT64_MAX;
+	a->page_size_cap = 4096;
+	a->max_qp = PMR_MAX_QP;
+	a->max_qp_wr = PMR_MAX_QP_WR;
+	a->device_cap_flags = PMR_DEVICE_RC_RNR_NAK_GEN;
+	a->max_sge = PMR_MAX_SGE;
+	a->max_sge_rd = PMR_MAX_SGE;
+	a->max_cq = 65536;
+	a->max_cqe = PMR_MAX_CQE;
+	a->max_mr = PMR_MAX_MR - 1;
+	a->max_pd = 65536;
+	a->max_qp_rd_atom = PMR_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = PMR_MAX_RD_ATOMIC * PMR_MAX_QP;
+	a->max_qp_init_rd_atom = PMR_MAX_RD_ATOMIC;
+	a->atomic_cap = PMR_ATOMIC_HCA;
+	a->max_ah = 65536;
+	a->max_srq = 4096;
+	a->max_srq_wr = PMR_MAX_SRQ_WR;
+	a->max_srq_sge = PMR_MAX_SGE;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+}
+
 /* ---- configuration ------------------------------------------------ */
 
 struct config {

@@ -488,6 +488,14 @@ static inline unsigned int pmr_ctx_doorbells(struct pmr_ctx_obj *ctx,
 	return n;
 }
 
+/**
+ * Fill the device attributes every pmrdma device shares (the limits of
+ * the verbs layer: QPs, WRs, SGEs, CQEs, MRs ...), after node_guid, with
+ * sys_image_guid = node_guid.  A driver sets fw_ver and node_guid first
+ * and may lower a limit afterwards.
+ */
+void pmr_dev_attr_defaults(struct pmr_device_attr *a);
+
 /** Make a driver known by name (call from a constructor). */
 void pmr_driver_register(const struct pmr_driver *drv);
 
