@@ -740,7 +740,8 @@ int pmr_query_pkey(struct pmr_context *context, uint8_t port_num, int index,
 /* ------------------------------------------------------------------ */
 
 enum pmr_progress_mode {
-	/** pmr_poll_cq and pmr_post_* drive the engine (the default). */
+	/** pmr_poll_cq (when the CQ is empty) and pmr_post_send drive the
+	 *  engine (the default). */
 	PMR_PROGRESS_INLINE = 0,
 	/** A DPDK service core drives the engine (RoCE driver). */
 	PMR_PROGRESS_SERVICE = 1,
@@ -842,7 +843,8 @@ int pmr_req_notify_cq(struct pmr_cq *cq, int solicited_only);
 
 /**
  * Move up to @p num_entries completions into @p wc, oldest first.
- * Never blocks.  With inline progress it first runs the engine.
+ * Never blocks.  With inline progress it runs the engine when the CQ holds
+ * no completion.
  * @return the number written (0: the CQ is empty), or -EIO once a CQ that
  *         overflowed has given back every completion it still held.
  */
