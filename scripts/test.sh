@@ -59,7 +59,6 @@ if [ "$SANITIZE" != 0 ]; then
 		# UBSan reports abort the test; leaks fail it too.
 		export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:print_stacktrace=1:strict_string_checks=1}
 		export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:print_summary=1}
-		export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_suppressions=0}
 		run_suites "$ASAN_BUILD_DIR" --timeout-multiplier 3
 	else
 		echo "test: the sanitizer build failed"

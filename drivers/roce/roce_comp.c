@@ -75,8 +75,12 @@ static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
 		pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 		moved = true;
 	}
-	if (wire_psn_cmp(una, rq->una_psn) > 0)
+	/* any PSN newly acknowledged is progress, not only a retired WQE:
+	 * one long message spans many ACKs, and the timer must not fire */
+	if (wire_psn_cmp(una, rq->una_psn) > 0) {
 		rq->una_psn = una;
+		moved = true;
+	}
 	if (moved)
 		progress_made(d, rq);
 	return pmr_qp_state(qp) == PMR_QPS_RTS || pmr_qp_state(qp) == PMR_QPS_SQD;

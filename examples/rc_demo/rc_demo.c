@@ -6,6 +6,9 @@
  *   rc_demo --server --ctl /tmp/rc_demo.sock
  *   rc_demo --ctl /tmp/rc_demo.sock
  *
+ * --size N (both sides) sets the RDMA WRITE / READ-back size (default
+ * 4096; messages up to 1 GiB and more are segmented at the path MTU).
+ *
  * With --passive (both sides) the server makes no pmrdma call after the
  * connection is set up: it blocks in read() on the socket, so only a
  * device running as a DPDK service (progress=service) can serve the
@@ -31,7 +34,7 @@
 
 #include <pmr_ibv_compat.h>
 
-#define BUF_SIZE (1 << 20)
+#define BUF_BASE (1 << 20)       /* small buffers below, big ones after */
 #define MSG 64
 
 struct peer_info {
@@ -45,6 +48,7 @@ static struct ibv_cq *cq;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
 static uint8_t *buf;
+static size_t buf_size;
 
 #define DIE(...) do { fprintf(stderr, "rc_demo: " __VA_ARGS__); \
 	fputc('\n', stderr); exit(1); } while (0)
@@ -202,6 +206,7 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "passive", no_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ctl = "/tmp/pmr-rc-demo.sock";
@@ -214,9 +219,12 @@ int main(int argc, char **argv)
 	union ibv_gid gid;
 	bool server = false, passive = false;
 	int iters = 10000, fd, o, ok = 1;
+	uint64_t size = 4096;
 
-	while ((o = getopt_long(argc, argv, "sc:n:p", opts, NULL)) != -1) {
-		if (o == 's')
+	while ((o = getopt_long(argc, argv, "sc:n:pS:", opts, NULL)) != -1) {
+		if (o == 'S')
+			size = strtoull(optarg, NULL, 0);
+		else if (o == 's')
 			server = true;
 		else if (o == 'p')
 			passive = true;
@@ -226,7 +234,7 @@ int main(int argc, char **argv)
 			iters = atoi(optarg);
 		else
 			DIE("usage: rc_demo [--server] [--ctl PATH] [--iters N] "
-			    "[--passive]");
+			    "[--passive] [--size BYTES]");
 	}
 	list = ibv_get_device_list(NULL);
 	if (list == NULL || list[0] == NULL)
@@ -237,9 +245,14 @@ int main(int argc, char **argv)
 	snprintf(devname, sizeof(devname), "%s", ibv_get_device_name(list[0]));
 	ibv_free_device_list(list);
 	pd = ibv_alloc_pd(ctx);
-	buf = aligned_alloc(4096, BUF_SIZE);
-	memset(buf, 0, BUF_SIZE);
-	mr = ibv_reg_mr(pd, buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+	if (size > (1ull << 31))
+		DIE("--size: at most 2^31 bytes (the RDMA message limit)");
+	buf_size = BUF_BASE + 2 * size;
+	buf = aligned_alloc(4096, buf_size);
+	if (buf == NULL)
+		DIE("cannot allocate %zu bytes", buf_size);
+	memset(buf, 0, buf_size);
+	mr = ibv_reg_mr(pd, buf, buf_size, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			IBV_ACCESS_REMOTE_ATOMIC);
 	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
@@ -304,16 +317,30 @@ int main(int argc, char **argv)
 
 	printf("rc_demo: %s, local QPN 0x%06x, peer QPN 0x%06x\n",
 	       devname, me.qpn, r.qpn);
-	/* RDMA WRITE into the server's buffer, READ it back */
+	/* RDMA WRITE into the server's buffer, READ it back: the source at
+	 * BUF_BASE, the copy read back after it, the server's at BUF_BASE */
+	for (uint64_t i = 0; i < size; i++)
+		buf[BUF_BASE + i] = (uint8_t)(i * 7 + 1 + (i >> 12));
+	{
+		double t0 = now_us(), t1;
+
+		post(IBV_WR_RDMA_WRITE, BUF_BASE, (uint32_t)size, &r, BUF_BASE,
+		     0, 0);
+		poll_one();
+		post(IBV_WR_RDMA_READ, BUF_BASE + size, (uint32_t)size, &r,
+		     BUF_BASE, 0, 0);
+		poll_one();
+		t1 = now_us();
+		ok &= memcmp(buf + BUF_BASE, buf + BUF_BASE + size, size) == 0;
+		printf("  RDMA WRITE %llu B + READ back ......... %s (%.1f ms)\n",
+		       (unsigned long long)size, ok ? "ok" : "MISMATCH",
+		       (t1 - t0) / 1000);
+	}
+	/* the small buffers used below */
 	for (int i = 0; i < 4096; i++)
 		buf[8192 + i] = (uint8_t)(i * 7 + 1);
 	post(IBV_WR_RDMA_WRITE, 8192, 4096, &r, 65536, 0, 0);
 	poll_one();
-	post(IBV_WR_RDMA_READ, 16384, 4096, &r, 65536, 0, 0);
-	poll_one();
-	ok &= memcmp(buf + 8192, buf + 16384, 4096) == 0;
-	printf("  RDMA WRITE 4096 B + READ back ......... %s\n",
-	       ok ? "ok" : "MISMATCH");
 	/* atomics on a zeroed counter in the server's buffer */
 	post(IBV_WR_ATOMIC_FETCH_AND_ADD, 24576, 8, &r, 131072, 5, 0);
 	poll_one();

@@ -248,6 +248,10 @@ static int config_read_file(struct config *cfg, const char *path)
 	return ret;
 }
 
+/* The EAL argument strings: rte_eal_init() may keep pointers into them
+ * for the life of the process, so they stay (reachable) here. */
+static char *eal_args;
+
 static int eal_init_from(const char *eal)
 {
 	char *copy, *argv[64], *save = NULL, *tok;
@@ -262,13 +266,16 @@ static int eal_init_from(const char *eal)
 		argv[argc++] = tok;
 	argv[argc] = NULL;
 	ret = rte_eal_init(argc, argv);
-	/* argv strings may be kept by EAL: leak `copy` deliberately. */
 	if (ret < 0 && rte_errno != EALREADY) {
 		PMR_LOG(ERR, "EAL initialisation failed: %s",
 			rte_strerror(rte_errno));
 		free(copy);
 		return -(rte_errno ? rte_errno : EINVAL);
 	}
+	if (ret < 0)            /* EAL was initialised before: unused */
+		free(copy);
+	else
+		eal_args = copy;
 	return 0;
 }
 
