@@ -7,8 +7,8 @@
 # (a) meson install into BUILD_DIR/staging;
 # (b) build test/install/ibv_names.c (ibv_ names only) with the staged
 #     headers and `pkg-config --cflags --libs pmrdma` from the staged .pc;
-# (c) build examples/verbs_loopback.c through examples/Makefile.outoftree
-#     the same way;
+# (c) build the examples (verbs_loopback, rc_demo, rc_pingpong) through
+#     examples/Makefile.outoftree the same way;
 # (d) run both on the staged library; check that libpmrdma.so exports
 #     pmr_poll_cq and no ibv_ symbol.
 # SANITIZE is the build's b_sanitize ("none" or e.g. "address,undefined"):
@@ -85,7 +85,7 @@ say "build ibv_names.c"
 	die "ibv_names.c does not build against the installed pmrdma"
 
 # (c) The example through its out-of-tree makefile.
-say "build examples/verbs_loopback.c with examples/Makefile.outoftree"
+say "build the examples with examples/Makefile.outoftree"
 make -s -f "$src/examples/Makefile.outoftree" SRCDIR="$src/examples/" \
 	O="$work" PKGCONF="$PKGCONF" CC="$CC" \
 	CFLAGS="-O2 -g -Werror ${san[*]}" LDFLAGS="${san[*]}" ||
