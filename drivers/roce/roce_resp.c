@@ -81,6 +81,8 @@ static void nak(struct roce_dev *d, struct roce_qp *rq, enum wire_nak_code c,
 	default: d->st.nak_op_tx++; break;
 	}
 	rq->st.nak_tx++;
+	/* the NAK acknowledges everything before it: no ACK is owed now */
+	rq->ack_pending = false;
 	send_aeth(d, rq, wire_syn_nak(c), psn);
 	if (c != WIRE_NAK_PSN_SEQ)
 		pmr_qp_set_error(rq->qp, event);
@@ -171,6 +173,12 @@ static void rc_send(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	uint32_t fl = p->info->flags;
 
 	if (fl & WIRE_OPF_INV) {      /* SEND with invalidate: no MWs/FRMRs */
+		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
+		return;
+	}
+	/* FIRST and MIDDLE packets carry exactly one path MTU */
+	if (!(fl & WIRE_OPF_ENDS) &&
+	    p->payload_len != (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu)) {
 		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 		return;
 	}

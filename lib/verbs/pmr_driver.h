@@ -563,7 +563,8 @@ bool pmr_rq_take(struct pmr_qp_obj *qp);
 
 /**
  * Complete the held receive WQE with @p wc (wr_id and qp_num are filled
- * in here).  An error status moves the QP to ERR and flushes.
+ * in here).  An error status moves an RC QP to ERR and flushes; a UC or
+ * UD QP goes on.
  */
 void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc,
 		     bool solicited);

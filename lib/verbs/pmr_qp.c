@@ -403,7 +403,10 @@ void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc, bool solicited)
 	wc->qp_num = qp->pub.qp_num;
 	qp->recv_held = false;
 	pmr_cq_push(pmr_cq_obj(qp->pub.recv_cq), wc, solicited);
-	if (wc->status != PMR_WC_SUCCESS)
+	/* RC: the responder's QP goes to ERR (the requester gets a NAK).
+	 * UC and UD: the receive fails, the QP goes on: a datagram or an
+	 * unreliable message from the wire cannot take the QP down. */
+	if (wc->status != PMR_WC_SUCCESS && qp->pub.qp_type == PMR_QPT_RC)
 		pmr_qp_set_error(qp, -1);
 }
 
