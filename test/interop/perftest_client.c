@@ -71,6 +71,8 @@
 #include <unistd.h>
 
 #include <pmr_verbs.h>
+
+#include "pmrt.h"
 #include <pmr_roce.h>
 
 #define VERSION_STR "6.06"
@@ -115,26 +117,6 @@ static int sock = -1;
 static uint64_t deadline;
 static int failures;
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "perftest_client: FATAL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -150,16 +132,8 @@ static void fail(const char *fmt, ...)
 
 static void check_deadline(const char *what)
 {
-	if (now_ns() > deadline)
-		die("timed out (%.0f s) %s", timeout_s, what);
-}
-
-static void progress(void)
-{
-	int r = pmr_progress(ctx, 32);
-
-	if (r < 0)
-		die("pmr_progress: %s", strerror(-r));
+	if (pmrt_now_ns() > deadline)
+		pmrt_die("timed out (%.0f s) %s", timeout_s, what);
 }
 
 /* ---- TCP, with the engine running meanwhile ---------------------------- */
@@ -172,7 +146,7 @@ static void tcp_connect(void)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, server, &sa.sin_addr) != 1)
-		die("bad server address %s", server);
+		pmrt_die("bad server address %s", server);
 	for (;;) {
 		struct pollfd p;
 		int err = 0;
@@ -180,11 +154,11 @@ static void tcp_connect(void)
 
 		sock = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		if (sock < 0)
-			die("socket: %s", strerror(errno));
+			pmrt_die("socket: %s", strerror(errno));
 		if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 			break;
 		if (errno != EINPROGRESS)
-			die("connect: %s", strerror(errno));
+			pmrt_die("connect: %s", strerror(errno));
 		p.fd = sock;
 		p.events = POLLOUT;
 		for (;;) {
@@ -192,7 +166,7 @@ static void tcp_connect(void)
 
 			if (n > 0)
 				break;
-			progress();
+			pmrt_progress();
 			check_deadline("connecting");
 		}
 		getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &el);
@@ -202,7 +176,7 @@ static void tcp_connect(void)
 		sock = -1;
 		check_deadline("connecting");
 		for (int i = 0; i < 100; i++) {
-			progress();
+			pmrt_progress();
 			usleep(1000);
 		}
 	}
@@ -221,11 +195,11 @@ static void tcp_write(const void *p, size_t len)
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
-				progress();
+				pmrt_progress();
 				check_deadline("writing to the server");
 				continue;
 			}
-			die("write: %s", strerror(errno));
+			pmrt_die("write: %s", strerror(errno));
 		}
 		b += n;
 		len -= (size_t)n;
@@ -248,16 +222,16 @@ static size_t tcp_read(void *p, size_t len, bool allow_eof, uint64_t until)
 		if (n == 0 || (n < 0 && errno == ECONNRESET)) {
 			if (allow_eof)
 				return got;
-			die("the server closed the connection (%zu of %zu bytes)",
-			    got, len);
+			pmrt_die("the server closed the connection (%zu of %zu bytes)",
+				 got, len);
 		}
 		if (errno != EAGAIN && errno != EINTR)
-			die("read: %s", strerror(errno));
+			pmrt_die("read: %s", strerror(errno));
 		struct pollfd pf = { .fd = sock, .events = POLLIN };
 
 		poll(&pf, 1, 1);
-		progress();
-		if (until && now_ns() > until)
+		pmrt_progress();
+		if (until && pmrt_now_ns() > until)
 			return got;
 		check_deadline("reading from the server");
 	}
@@ -280,7 +254,7 @@ static void fmt_dest(const struct dest *d, char *msg)
 		n += snprintf(msg + n, (size_t)(MSG_LEN - n), "%02x:", d->gid[i]);
 	n += snprintf(msg + n, (size_t)(MSG_LEN - n), "%08x:", d->srqn);
 	if (n != MSG_LEN - 1)
-		die("connection message is %d bytes, not %d", n, MSG_LEN - 1);
+		pmrt_die("connection message is %d bytes, not %d", n, MSG_LEN - 1);
 }
 
 static void parse_dest(const char *msg, struct dest *d)
@@ -290,19 +264,19 @@ static void parse_dest(const char *msg, struct dest *d)
 	int n;
 
 	if (memchr(msg, '\0', MSG_LEN) == NULL)
-		die("server message is not NUL-terminated");
+		pmrt_die("server message is not NUL-terminated");
 	if (sscanf(p, "%x:%x:%x:%x:%x:%llx:%n", &d->lid, &d->out_reads,
 		   &d->qpn, &d->psn, &d->rkey, &d->vaddr, &n) != 6)
-		die("cannot parse the server's message <%s>", msg);
+		pmrt_die("cannot parse the server's message <%s>", msg);
 	p += n;
 	for (int i = 0; i < 16; i++) {
 		if (sscanf(p, "%x:%n", &v[i], &n) != 1 || v[i] > 0xff)
-			die("cannot parse the GID in <%s>", msg);
+			pmrt_die("cannot parse the GID in <%s>", msg);
 		d->gid[i] = (uint8_t)v[i];
 		p += n;
 	}
 	if (sscanf(p, "%x:", &d->srqn) != 1)
-		die("cannot parse the SRQN in <%s>", msg);
+		pmrt_die("cannot parse the SRQN in <%s>", msg);
 }
 
 static void hand_shake(const struct dest *mine, struct dest *theirs,
@@ -332,7 +306,7 @@ static void glibc_rand_bytes(uint32_t seed, size_t skip, size_t n,
 		free(rstate);
 		rstate = malloc(need * sizeof(*rstate));
 		if (rstate == NULL)
-			die("out of memory");
+			pmrt_die("out of memory");
 		rstate_len = need;
 	}
 	int32_t word = seed == 0 ? 1 : (int32_t)seed;
@@ -362,7 +336,7 @@ static void rand_selftest(void)
 	glibc_rand_bytes(12345, 0, sizeof(mine), mine);
 	for (size_t i = 0; i < sizeof(mine); i++)
 		if (mine[i] != (uint8_t)rand())
-			die("glibc rand() model does not match this libc");
+			pmrt_die("glibc rand() model does not match this libc");
 }
 
 /* @return true if data[0..n) is perftest's rand() fill at offset off for a
@@ -376,7 +350,7 @@ static bool rand_match(const uint8_t *data, size_t n, size_t off,
 	bool found = false;
 
 	if (tmp == NULL)
-		die("out of memory");
+		pmrt_die("out of memory");
 	for (unsigned w = 0; w < 2 && !found; w++) {
 		for (long d = -windows[w]; d <= windows[w] && !found; d++) {
 			if (w == 1 && d >= -windows[0] && d <= windows[0])
@@ -417,90 +391,42 @@ static void check_rand(const uint8_t *data, size_t n, const char *what)
 
 static void dev_open(void)
 {
-	int n;
-	struct pmr_device **l = pmr_get_device_list(&n);
-
-	if (l == NULL || n < 1)
-		die("no pmrdma device (errno %d)", errno);
-	for (int i = 0; i < n && dev == NULL; i++)
-		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
-			dev = l[i];
-	pmr_free_device_list(l);
-	if (dev == NULL)
-		die("no pmr_roce device (is PMR_DEVICES set?)");
-	ctx = pmr_open_device(dev);
-	if (ctx == NULL)
-		die("open_device: %s", strerror(errno));
+	ctx = pmrt_open_roce(&dev);
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, 256, NULL, NULL, 0);
 	if (pd == NULL || cq == NULL)
-		die("set-up: %s", strerror(errno));
+		pmrt_die("set-up: %s", strerror(errno));
 }
 
 static void qp_create(void)
 {
-	struct pmr_qp_init_attr ia;
-	struct pmr_qp_attr a;
+	struct pmr_qp_cap cap = {
+		.max_send_wr = 64, .max_recv_wr = 16,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = PMR_QPT_RC;
-	ia.cap.max_send_wr = 64;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = pmr_create_qp(pd, &ia);
-	if (qp == NULL)
-		die("create_qp: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
-			    PMR_ACCESS_REMOTE_ATOMIC;
-	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
-			  PMR_QP_PORT | PMR_QP_ACCESS_FLAGS))
-		die("modify_qp INIT");
+	qp = pmrt_qp_create(pd, cq, PMR_QPT_RC, &cap, PMR_ACCESS_REMOTE_WRITE |
+			    PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC, 0);
 }
 
 static void qp_connect(const struct dest *me, const struct dest *rem,
 		       enum pmr_mtu mtu)
 {
-	struct pmr_qp_attr a;
-	int r;
+	struct pmrt_conn c = {
+		.type = PMR_QPT_RC, .path_mtu = mtu,
+		.sq_psn = me->psn, .dest_qpn = rem->qpn, .rq_psn = rem->psn,
+		.sgid_index = (uint8_t)gid_index, .hop_limit = 0xff,
+		.max_dest_rd_atomic = (uint8_t)me->out_reads,
+		.max_rd_atomic = (uint8_t)(rem->out_reads < me->out_reads ?
+					   rem->out_reads : me->out_reads),
+		.min_rnr_timer = MIN_RNR_TIMER,
+		.timeout = QP_TIMEOUT, .retry_cnt = 7, .rnr_retry = 7,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = rem->qpn;
-	a.rq_psn = rem->psn;
-	a.max_dest_rd_atomic = (uint8_t)me->out_reads;
-	a.min_rnr_timer = MIN_RNR_TIMER;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 0xff;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	memcpy(a.ah_attr.grh.dgid.raw, rem->gid, 16);
-	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
-			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
-			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER);
-	if (r)
-		die("modify_qp RTR: %s", strerror(r));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTS;
-	a.sq_psn = me->psn;
-	a.timeout = QP_TIMEOUT;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = (uint8_t)(rem->out_reads < me->out_reads ?
-				    rem->out_reads : me->out_reads);
-	if (a.max_rd_atomic == 0)
-		a.max_rd_atomic = 1;
-	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
-			  PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
-			  PMR_QP_MAX_QP_RD_ATOMIC);
-	if (r)
-		die("modify_qp RTS: %s", strerror(r));
+	if (c.max_rd_atomic == 0)
+		c.max_rd_atomic = 1;
+	memcpy(c.dgid, rem->gid, 16);
+	pmrt_qp_connect(qp, &c);
 }
 
 static void post(enum pmr_wr_opcode op, uint64_t wr_id, void *laddr,
@@ -528,7 +454,7 @@ static void post(enum pmr_wr_opcode op, uint64_t wr_id, void *laddr,
 	}
 	r = pmr_post_send(qp, &wr, &bad);
 	if (r)
-		die("post_send (wr_id %" PRIu64 "): %s", wr_id, strerror(r));
+		pmrt_die("post_send (wr_id %" PRIu64 "): %s", wr_id, strerror(r));
 }
 
 /* Poll one completion; check it. @return false on a failed check. */
@@ -536,17 +462,17 @@ static bool wait_wc(uint64_t wr_id, enum pmr_wc_opcode op, uint32_t byte_len,
 		    bool check_len)
 {
 	struct pmr_wc wc;
-	uint64_t until = now_ns() + 30000000000ull;
+	uint64_t until = pmrt_now_ns() + 30000000000ull;
 	int n;
 
 	while ((n = pmr_poll_cq(cq, 1, &wc)) == 0) {
-		if (now_ns() > until)
-			die("no completion for wr_id %" PRIu64 " within 30 s",
-			    wr_id);
+		if (pmrt_now_ns() > until)
+			pmrt_die("no completion for wr_id %" PRIu64 " within 30 s",
+				 wr_id);
 		check_deadline("waiting for a completion");
 	}
 	if (n < 0)
-		die("poll_cq: %d", n);
+		pmrt_die("poll_cq: %d", n);
 	if (wc.status != PMR_WC_SUCCESS) {
 		fail("wr_id %" PRIu64 ": completion status %s (vendor_err %u)",
 		     wc.wr_id, pmr_wc_status_str(wc.status), wc.vendor_err);
@@ -573,7 +499,7 @@ static int run_write(const struct dest *rem)
 	memset(rbuf, CANARY, bs);
 	rbuf[size - 1] = 0;
 	for (unsigned long i = 1; i <= iters; i++) {
-		uint64_t until = now_ns() + 30000000000ull;
+		uint64_t until = pmrt_now_ns() + 30000000000ull;
 
 		/* our write i first (upstream perftest's older order) */
 		if (client_first) {
@@ -588,7 +514,7 @@ static int run_write(const struct dest *rem)
 			int n = pmr_poll_cq(cq, 1, &wc);
 
 			if (n < 0)
-				die("poll_cq: %d", n);
+				pmrt_die("poll_cq: %d", n);
 			if (n == 1) {
 				if (wc.status != PMR_WC_SUCCESS ||
 				    wc.opcode != PMR_WC_RDMA_WRITE ||
@@ -602,7 +528,7 @@ static int run_write(const struct dest *rem)
 				}
 				ccnt++;
 			}
-			if (now_ns() > until) {
+			if (pmrt_now_ns() > until) {
 				fail("iteration %lu: the server's WRITE did not "
 				     "arrive within 30 s (last byte %#x)", i,
 				     rbuf[size - 1]);
@@ -650,7 +576,7 @@ static int run_read(const struct dest *rem)
 	uint8_t *lb = buf;
 
 	if (first == NULL)
-		die("out of memory");
+		pmrt_die("out of memory");
 	for (unsigned long i = 1; i <= iters; i++) {
 		memset(lb, CANARY, bs);
 		post(PMR_WR_RDMA_READ, i, lb, (uint32_t)size, rem->vaddr,
@@ -782,6 +708,7 @@ int main(int argc, char **argv)
 	enum pmr_mtu mtu;
 	int rc;
 
+	pmrt_name = "perftest_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -835,13 +762,13 @@ int main(int argc, char **argv)
 	if (size == 0)
 		size = test == T_ATOMIC ? 8 : 2;   /* perftest's defaults */
 	if (test == T_ATOMIC && size != 8)
-		die("atomics are 8 bytes");
-	deadline = now_ns() + (uint64_t)(timeout_s * 1e9);
+		pmrt_die("atomics are 8 bytes");
+	deadline = pmrt_now_ns() + (uint64_t)(timeout_s * 1e9);
 	rand_selftest();
 
 	dev_open();
 	if (pmr_query_device(ctx, &da))
-		die("query_device");
+		pmrt_die("query_device");
 	qp_create();
 
 	/* my side, as perftest's set_up_connection makes it */
@@ -855,7 +782,7 @@ int main(int argc, char **argv)
 		union pmr_gid g;
 
 		if (pmr_query_gid(ctx, 1, gid_index, &g))
-			die("query_gid %d", gid_index);
+			pmrt_die("query_gid %d", gid_index);
 		memcpy(me.gid, g.raw, 16);
 	}
 
@@ -896,13 +823,13 @@ int main(int argc, char **argv)
 	bs = size > cycle ? size : cycle;
 	buf = aligned_alloc(4096, 2 * bs);
 	if (buf == NULL)
-		die("out of memory");
+		pmrt_die("out of memory");
 	memset(buf, 0, 2 * bs);
 	mr = pmr_reg_mr(pd, buf, 2 * bs, PMR_ACCESS_LOCAL_WRITE |
 			PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
 			PMR_ACCESS_REMOTE_ATOMIC);
 	if (mr == NULL)
-		die("reg_mr: %s", strerror(errno));
+		pmrt_die("reg_mr: %s", strerror(errno));
 	me.rkey = mr->rkey;
 	me.vaddr = (uintptr_t)(buf + bs);
 
@@ -944,7 +871,7 @@ int main(int argc, char **argv)
 				fail("close: write: %s", strerror(errno));
 		} else {
 			got = tcp_read(in, MSG_LEN, true,
-				       now_ns() + 10000000000ull);
+				       pmrt_now_ns() + 10000000000ull);
 			if (got == MSG_LEN)
 				printf("perftest_client: close exchange done\n");
 			else if (test != T_WRITE)
@@ -958,7 +885,7 @@ int main(int argc, char **argv)
 	close(sock);
 	/* let the last ACKs go out */
 	for (int i = 0; i < 100; i++) {
-		progress();
+		pmrt_progress();
 		usleep(1000);
 	}
 	{

@@ -36,92 +36,25 @@ if [ $# -lt 2 ]; then
 	echo "usage: $0 SOURCE_ROOT BUILD_ROOT [PERFTEST_CLIENT]" >&2
 	exit 2
 fi
-SRC=$(cd "$1" && pwd)
-BUILD=$(cd "$2" && pwd)
-CLIENT=${3:-$BUILD/test/interop/perftest_client}
-
-P=${RXE_PEER:-$SRC/../shared/tools/rxe-peer/rxe-peer}
-export RXE_PEER_WORK=${RXE_PEER_WORK:-/var/tmp/pmr-rxe-peer}
+CLIENT=${3:-$(cd "$2" && pwd)/test/interop/perftest_client}
+RXE_TMO_DEFAULT=150
+. "$(dirname "$0")/lib.sh"
+rxe_init rxe_perftest "$1" "$2"
 N=${PMR_RXE_ITERS:-200}
-MTU=${PMR_RXE_MTU:-1024}
 CASES=${PMR_RXE_CASES:-write write_4096 read read_64 read_4096 fa cas}
-TMO=${PMR_RXE_TIMEOUT:-150}
-LOGDIR=${PMR_TEST_LOGDIR:-$BUILD/test-logs/rxe_perftest}
-PORT=18515
-IFACE=pmr0
-OUR_IP=10.77.0.2
-OUR_MAC=02:00:00:00:00:02
-GUEST=g1
-GUEST_IP=10.77.0.11
+rxe_require "$CLIENT" perftest_client
 
-say() { printf 'rxe_perftest: %s\n' "$*"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	say "SKIP: needs root (QEMU guests, bridge, veth)"
-	exit 77
-fi
-if [ ! -x "$P" ]; then
-	say "SKIP: rxe-peer not found at $P"
-	exit 77
-fi
-if [ ! -x "$CLIENT" ]; then
-	say "FAIL: perftest_client not built: $CLIENT"
-	exit 1
-fi
-mkdir -p "$LOGDIR"
-
-mem_args() {
-	local mode=nohuge
-	if [ "${PMR_NO_HUGE:-0}" != 1 ] && [ -r "$BUILD/.pmr-eal-mem" ]; then
-		read -r mode <"$BUILD/.pmr-eal-mem" || mode=nohuge
-	fi
-	if [ "$mode" = huge ]; then
-		echo "--in-memory"
-	else
-		echo "--no-huge -m 512 --file-prefix pmr-rxp-$$"
-	fi
-}
-
-EAL="--no-pci -l 0 $(mem_args) --vdev net_af_packet0,iface=$IFACE,qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
+RXE_EAL_PREFIX=pmr-rxp
+EAL=$(rxe_eal)
 DEVS="roce:port=0,ipv4=$OUR_IP,mtu=$MTU"
 
-cleanup() {
-	rm -rf "/var/run/dpdk/pmr-rxp-$$"
-	if [ "${PMR_RXE_KEEP:-0}" = 1 ]; then
-		say "peer left up (PMR_RXE_KEEP=1); stop it with: RXE_PEER_WORK=$RXE_PEER_WORK $P down"
-	else
-		"$P" down >>"$LOGDIR/peer.log" 2>&1
-	fi
-}
-trap cleanup EXIT
+trap rxe_cleanup EXIT
 trap 'exit 130' INT TERM
-
-now() { echo "$EPOCHREALTIME"; }
-elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 t0=$(now)
 
-step() { # step NAME CMD...
-	local name=$1 t rc
-	shift
-	t=$(now)
-	"$@" >>"$LOGDIR/peer.log" 2>&1
-	rc=$?
-	say "$name: exit $rc in $(elapsed "$t") s"
-	if [ $rc -ne 0 ]; then
-		say "FAIL: $name (see $LOGDIR/peer.log)"
-		tail -n 30 "$LOGDIR/peer.log" | sed 's/^/    /'
-		exit 1
-	fi
-}
-
-: >"$LOGDIR/peer.log"
-step "rxe-peer build" "$P" build
-step "rxe-peer up 1" "$P" up 1
+rxe_peer_up
 "$P" detach "$IFACE" >>"$LOGDIR/peer.log" 2>&1   # left by a kept peer
-step "rxe-peer attach $IFACE $OUR_IP" "$P" attach --mac "$OUR_MAC" "$IFACE" "$OUR_IP"
-if [ "${PMR_RXE_CAPTURE:-0}" = 1 ]; then
-	step "capture start" "$P" capture start "$LOGDIR/rxe.pcap" "arp or udp"
-fi
+rxe_peer_attach
 # Warm-up: the guest's first RDMA test is slow (QEMU translating new code).
 "$P" run -t 60 "$GUEST" "ibv_devinfo -d rxe0" >>"$LOGDIR/peer.log" 2>&1
 
@@ -196,9 +129,4 @@ for c in $CASES; do
 	*) say "unknown case '$c'"; exit 2 ;;
 	esac
 done
-if [ "${PMR_RXE_CAPTURE:-0}" = 1 ]; then
-	"$P" capture stop "$LOGDIR/rxe.pcap" >>"$LOGDIR/peer.log" 2>&1
-fi
-
-say "$passes passed, $failures failed in $(elapsed "$t0") s (logs: $LOGDIR)"
-[ $failures -eq 0 ] && [ $passes -gt 0 ]
+rxe_finish "$t0"

@@ -42,101 +42,28 @@ if [ $# -lt 2 ]; then
 	echo "usage: $0 SOURCE_ROOT BUILD_ROOT [RC_PINGPONG]" >&2
 	exit 2
 fi
-SRC=$(cd "$1" && pwd)
-BUILD=$(cd "$2" && pwd)
-RCPP=${3:-$BUILD/examples/rc_pingpong/rc_pingpong}
-
-P=${RXE_PEER:-$SRC/../shared/tools/rxe-peer/rxe-peer}
-export RXE_PEER_WORK=${RXE_PEER_WORK:-/var/tmp/pmr-rxe-peer}
+RCPP=${3:-$(cd "$2" && pwd)/examples/rc_pingpong/rc_pingpong}
+RXE_TMO_DEFAULT=120
+. "$(dirname "$0")/lib.sh"
+rxe_init rxe_pingpong "$1" "$2"
 SIZES=${PMR_RXE_SIZES:-1 1024 4096 65536}
 N=${PMR_RXE_ITERS:-50}
-MTU=${PMR_RXE_MTU:-1024}
 CASES=${PMR_RXE_CASES:-a b}
-TMO=${PMR_RXE_TIMEOUT:-120}
-LOGDIR=${PMR_TEST_LOGDIR:-$BUILD/test-logs/rxe_pingpong}
-PORT=18515            # the guest tools' default
-IFACE=pmr0
-OUR_IP=10.77.0.2
-OUR_MAC=02:00:00:00:00:02
-GUEST=g1
-GUEST_IP=10.77.0.11
-HOST_IP=10.77.0.1     # the bridge: where the guest reaches our TCP server
+rxe_require "$RCPP" rc_pingpong
 
-say() { printf 'rxe_pingpong: %s\n' "$*"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	say "SKIP: needs root (QEMU guests, bridge, veth)"
-	exit 77
-fi
-if [ ! -x "$P" ]; then
-	say "SKIP: rxe-peer not found at $P"
-	exit 77
-fi
-if [ ! -x "$RCPP" ]; then
-	say "FAIL: rc_pingpong not built: $RCPP"
-	exit 1
-fi
-mkdir -p "$LOGDIR"
-
-# EAL memory: hugepages only when scripts/hugepages.sh said so.
-mem_args() {
-	local mode=nohuge
-	if [ "${PMR_NO_HUGE:-0}" != 1 ] && [ -r "$BUILD/.pmr-eal-mem" ]; then
-		read -r mode <"$BUILD/.pmr-eal-mem" || mode=nohuge
-	fi
-	if [ "$mode" = huge ]; then
-		echo "--in-memory"
-	else
-		# --in-memory cannot be combined with --no-huge (DPDK-NOTES 5).
-		echo "--no-huge -m 512 --file-prefix pmr-rxe-$$"
-	fi
-}
-
-EAL="--no-pci -l 0 $(mem_args) --vdev net_af_packet0,iface=$IFACE,qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
+RXE_EAL_PREFIX=pmr-rxe
+EAL=$(rxe_eal)
 DEVS=${PMR_RXE_DEVICES:-roce:port=0,ipv4=$OUR_IP,mtu=$MTU}
 
-cleanup() {
-	local pid
-	for pid in "${BG_PIDS[@]:-}"; do
-		[ -n "$pid" ] && kill "$pid" 2>/dev/null
-	done
-	rm -rf "/var/run/dpdk/pmr-rxe-$$"      # EAL runtime dir (--file-prefix)
-	if [ "${PMR_RXE_KEEP:-0}" = 1 ]; then
-		say "peer left up (PMR_RXE_KEEP=1); stop it with: RXE_PEER_WORK=$RXE_PEER_WORK $P down"
-	else
-		"$P" down >>"$LOGDIR/peer.log" 2>&1
-	fi
-}
-BG_PIDS=()
-trap cleanup EXIT
+trap rxe_cleanup EXIT
 trap 'exit 130' INT TERM
-
-now() { echo "$EPOCHREALTIME"; }
-elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 t0=$(now)
 
-step() { # step NAME CMD... : run a set-up command, log it, time it
-	local name=$1 t rc
-	shift
-	t=$(now)
-	"$@" >>"$LOGDIR/peer.log" 2>&1
-	rc=$?
-	say "$name: exit $rc in $(elapsed "$t") s"
-	if [ $rc -ne 0 ]; then
-		say "FAIL: $name (see $LOGDIR/peer.log)"
-		tail -n 30 "$LOGDIR/peer.log" | sed 's/^/    /'
-		exit 1
-	fi
-}
-
-: >"$LOGDIR/peer.log"
-step "rxe-peer build" "$P" build
-step "rxe-peer up 1" "$P" up 1
-attach=("$P" attach --mac "$OUR_MAC")
-[ "${PMR_RXE_PIN:-0}" = 1 ] && attach+=(--pin)
-step "rxe-peer attach $IFACE $OUR_IP" "${attach[@]}" "$IFACE" "$OUR_IP"
-if [ "${PMR_RXE_CAPTURE:-0}" = 1 ]; then
-	step "capture start" "$P" capture start "$LOGDIR/rxe.pcap" "arp or udp"
+rxe_peer_up
+if [ "${PMR_RXE_PIN:-0}" = 1 ]; then
+	rxe_peer_attach --pin
+else
+	rxe_peer_attach
 fi
 GPP="ibv_rc_pingpong -d rxe0 -g 1 -m $MTU -p $PORT"
 OPP=(env "PMR_EAL_ARGS=$EAL" "PMR_DEVICES=$DEVS"
@@ -244,9 +171,4 @@ for s in $SIZES; do
 		esac
 	done
 done
-if [ "${PMR_RXE_CAPTURE:-0}" = 1 ]; then
-	"$P" capture stop "$LOGDIR/rxe.pcap" >>"$LOGDIR/peer.log" 2>&1
-fi
-
-say "$passes passed, $failures failed in $(elapsed "$t0") s (logs: $LOGDIR)"
-[ $failures -eq 0 ] && [ $passes -gt 0 ]
+rxe_finish "$t0"

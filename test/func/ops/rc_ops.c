@@ -47,6 +47,8 @@
 #include <pmr_verbs.h>
 #include <pmr_roce.h>
 
+#include "pmrt.h"
+
 #define MAXQP 64
 #define MAXSGE 8
 #define BUF_SIZE (8u << 20)         /* main buffer, each side */
@@ -57,47 +59,6 @@
 #define CQ_SIZE 16384
 #define WAIT_NS (20ull * 1000000000ull)
 #define MIB (1u << 20)
-
-/* ---- small helpers ------------------------------------------------------ */
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static uint8_t pat(uint32_t seed, uint64_t i)
-{
-	uint64_t x = i * 0x9E3779B1u + seed * 0x85EBCA6Bu;
-
-	return (uint8_t)(x ^ (x >> 13) ^ (i >> 8) ^ (i >> 16));
-}
-
-static void fill_pat(uint8_t *p, uint64_t len, uint32_t seed, uint64_t idx0)
-{
-	for (uint64_t i = 0; i < len; i++)
-		p[i] = pat(seed, idx0 + i);
-}
-
-/* @return the first mismatching index, or -1 */
-static int64_t check_pat(const uint8_t *p, uint64_t len, uint32_t seed,
-			 uint64_t idx0)
-{
-	for (uint64_t i = 0; i < len; i++)
-		if (p[i] != pat(seed, idx0 + i))
-			return (int64_t)i;
-	return -1;
-}
-
-static int64_t check_byte(const uint8_t *p, uint64_t len, uint8_t b)
-{
-	for (uint64_t i = 0; i < len; i++)
-		if (p[i] != b)
-			return (int64_t)i;
-	return -1;
-}
 
 /* ---- control protocol ----------------------------------------------------- */
 
@@ -162,7 +123,6 @@ static uint8_t *buf, *small, *nrbuf;
 static struct pmr_mr *mr, *small_mr, *nr_mr;
 static struct pmr_qp *qps[MAXQP];
 static uint32_t nqps;
-static int ctl = -1;
 
 /* completions polled but not consumed yet, in polling order */
 #define STASH_MAX 65536
@@ -176,26 +136,6 @@ struct aev {
 };
 static struct aev aevs[256];
 static uint32_t naevs;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: FATAL: ", is_server ? "server" : "client");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void progress(void)
-{
-	int r = pmr_progress(ctx, 32);
-
-	if (r < 0)
-		die("pmr_progress: %s", strerror(-r));
-}
 
 static void poll_async(void)
 {
@@ -219,7 +159,7 @@ static void poll_into_stash(void)
 	int n = pmr_poll_cq(cq, 32, wc);
 
 	if (n < 0)
-		die("pmr_poll_cq: %d", n);
+		pmrt_die("pmr_poll_cq: %d", n);
 	for (int i = 0; i < n; i++) {
 		if (nstash == STASH_MAX) {
 			/* compact */
@@ -232,7 +172,7 @@ static void poll_into_stash(void)
 				}
 			nstash = k;
 			if (nstash == STASH_MAX)
-				die("completion stash full");
+				pmrt_die("completion stash full");
 		}
 		stash[nstash] = wc[i];
 		stash_used[nstash++] = false;
@@ -250,7 +190,7 @@ static uint64_t wait_ns = WAIT_NS;
 /* Take the oldest completion of QP qpn; wait up to wait_ns. */
 static bool take_wc(uint32_t qpn, struct pmr_wc *out)
 {
-	uint64_t end = now_ns() + wait_ns;
+	uint64_t end = pmrt_now_ns() + wait_ns;
 	uint32_t from = 0;
 
 	for (;;) {
@@ -262,81 +202,18 @@ static bool take_wc(uint32_t qpn, struct pmr_wc *out)
 			return true;
 		}
 		from = nstash;
-		if (now_ns() > end)
+		if (pmrt_now_ns() > end)
 			return false;
 		poll_into_stash();
 		poll_async();
 	}
 }
 
-/* ---- control socket ---------------------------------------------------------- */
-
-static void ctl_write(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-
-	while (len > 0) {
-		ssize_t n = write(ctl, b, len);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN) {
-				progress();
-				continue;
-			}
-			die("control write: %s", strerror(errno));
-		}
-		b += n;
-		len -= (size_t)n;
-	}
-}
-
-/* Read exactly len bytes, progressing the engine meanwhile.
- * @return false on EOF before anything was read. */
-static bool ctl_read(void *p, size_t len)
-{
-	uint8_t *b = p;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(ctl, b + got, len - got);
-
-		if (n > 0) {
-			got += (size_t)n;
-			continue;
-		}
-		if (n == 0) {
-			if (got == 0)
-				return false;
-			die("control socket closed mid-message");
-		}
-		if (errno != EAGAIN && errno != EINTR)
-			die("control read: %s", strerror(errno));
-		progress();
-		if (is_server)
-			poll_async();
-	}
-	return true;
-}
-
 /* ---- verbs set-up ---------------------------------------------------------- */
 
 static void dev_open(void)
 {
-	int n;
-	struct pmr_device **l = pmr_get_device_list(&n);
-
-	if (l == NULL || n < 1)
-		die("no pmrdma device (errno %d)", errno);
-	dev = NULL;
-	for (int i = 0; i < n; i++)
-		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
-			dev = l[i];
-	if (dev == NULL)
-		die("no pmr_roce device (is PMR_DEVICES set?)");
-	pmr_free_device_list(l);
-	ctx = pmr_open_device(dev);
-	if (ctx == NULL)
-		die("open_device: %s", strerror(errno));
+	ctx = pmrt_open_roce(&dev);
 	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
 	if (!is_server) {
 		/* no service_lcore= on these devices: the service mode is not
@@ -345,61 +222,43 @@ static void dev_open(void)
 		int r = pmr_set_progress_mode(ctx, PMR_PROGRESS_SERVICE);
 
 		if (r != ENOTSUP)
-			die("set_progress_mode(SERVICE) without service_lcore: "
-			    "%d (%s), expected ENOTSUP", r, strerror(r));
+			pmrt_die("set_progress_mode(SERVICE) without service_lcore: "
+				 "%d (%s), expected ENOTSUP", r, strerror(r));
 		if (pmr_progress(ctx, 32) < 0)
-			die("pmr_progress after the refused mode change");
+			pmrt_die("pmr_progress after the refused mode change");
 	}
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
-	buf = aligned_alloc(4096, BUF_SIZE);
-	small = aligned_alloc(4096, SMALL_SIZE);
-	nrbuf = aligned_alloc(4096, NR_SIZE);
+	buf = pmrt_alloc_buf(BUF_SIZE);
+	small = pmrt_alloc_buf(SMALL_SIZE);
+	nrbuf = pmrt_alloc_buf(NR_SIZE);
 	if (pd == NULL || cq == NULL || buf == NULL || small == NULL ||
 	    nrbuf == NULL)
-		die("set-up: %s", strerror(errno));
-	memset(buf, 0, BUF_SIZE);
-	memset(small, 0, SMALL_SIZE);
-	memset(nrbuf, 0, NR_SIZE);
+		pmrt_die("set-up: %s", strerror(errno));
 	int all = PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE |
 		  PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC;
 	mr = pmr_reg_mr(pd, buf, BUF_SIZE, all);
 	small_mr = pmr_reg_mr(pd, small, SMALL_SIZE, all);
 	nr_mr = pmr_reg_mr(pd, nrbuf, NR_SIZE, PMR_ACCESS_LOCAL_WRITE);
 	if (mr == NULL || small_mr == NULL || nr_mr == NULL)
-		die("reg_mr: %s", strerror(errno));
+		pmrt_die("reg_mr: %s", strerror(errno));
 }
 
 static struct pmr_qp *qp_create(const struct qpspec *s)
 {
-	struct pmr_qp_init_attr ia;
-	struct pmr_qp_attr a;
-	struct pmr_qp *qp;
+	struct pmr_qp_cap cap = {
+		.max_send_wr = s->max_send_wr, .max_recv_wr = s->max_recv_wr,
+		.max_send_sge = s->max_send_sge, .max_recv_sge = s->max_recv_sge,
+		.max_inline_data = s->max_inline,
+	};
+	struct pmr_qp *qp = pmrt_qp_create(pd, cq, PMR_QPT_RC, &cap,
+					   PMR_ACCESS_REMOTE_WRITE |
+					   PMR_ACCESS_REMOTE_READ |
+					   PMR_ACCESS_REMOTE_ATOMIC, 0);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = PMR_QPT_RC;
-	ia.cap.max_send_wr = s->max_send_wr;
-	ia.cap.max_recv_wr = s->max_recv_wr;
-	ia.cap.max_send_sge = s->max_send_sge;
-	ia.cap.max_recv_sge = s->max_recv_sge;
-	ia.cap.max_inline_data = s->max_inline;
-	qp = pmr_create_qp(pd, &ia);
-	if (qp == NULL)
-		die("create_qp: %s", strerror(errno));
-	if (ia.cap.max_inline_data < s->max_inline)
-		die("max_inline_data granted %u < %u", ia.cap.max_inline_data,
-		    s->max_inline);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_INIT;
-	a.port_num = 1;
-	a.pkey_index = 0;
-	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
-			    PMR_ACCESS_REMOTE_ATOMIC;
-	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
-			  PMR_QP_PORT | PMR_QP_ACCESS_FLAGS))
-		die("modify_qp INIT");
+	if (cap.max_inline_data < s->max_inline)
+		pmrt_die("max_inline_data granted %u < %u", cap.max_inline_data,
+			 s->max_inline);
 	return qp;
 }
 
@@ -407,40 +266,19 @@ static void qp_connect_ip(struct pmr_qp *qp, const struct qpspec *s,
 			  uint32_t my_psn, uint32_t dqpn, uint32_t dpsn,
 			  const char *ip)
 {
-	struct pmr_qp_attr a;
-	int r;
+	struct pmrt_conn c = {
+		.type = PMR_QPT_RC, .path_mtu = (enum pmr_mtu)s->path_mtu,
+		.sq_psn = my_psn, .dest_qpn = dqpn, .rq_psn = dpsn,
+		.hop_limit = 64,
+		.max_dest_rd_atomic = 16, .max_rd_atomic = 16,
+		.min_rnr_timer = (uint8_t)s->min_rnr_timer,
+		.timeout = (uint8_t)s->timeout,
+		.retry_cnt = (uint8_t)s->retry_cnt,
+		.rnr_retry = (uint8_t)s->rnr_retry,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTR;
-	a.path_mtu = (enum pmr_mtu)s->path_mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = dpsn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = (uint8_t)s->min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	if (inet_pton(AF_INET, ip, &a.ah_attr.grh.dgid.raw[12]) != 1)
-		die("bad IPv4 address %s", ip);
-	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
-			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
-			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER);
-	if (r)
-		die("modify_qp RTR: %s", strerror(r));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTS;
-	a.sq_psn = my_psn;
-	a.timeout = (uint8_t)s->timeout;
-	a.retry_cnt = (uint8_t)s->retry_cnt;
-	a.rnr_retry = (uint8_t)s->rnr_retry;
-	a.max_rd_atomic = 16;
-	r = pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
-			  PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
-			  PMR_QP_MAX_QP_RD_ATOMIC);
-	if (r)
-		die("modify_qp RTS: %s", strerror(r));
+	pmrt_ip_to_gid(ip, c.dgid);
+	pmrt_qp_connect(qp, &c);
 }
 
 static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
@@ -452,9 +290,9 @@ static void qp_connect(struct pmr_qp *qp, const struct qpspec *s,
 static void qps_destroy(void)
 {
 	/* let late completions and events arrive, then drop them */
-	uint64_t end = now_ns() + 2000000ull;
+	uint64_t end = pmrt_now_ns() + 2000000ull;
 
-	while (now_ns() < end) {
+	while (pmrt_now_ns() < end) {
 		poll_into_stash();
 		poll_async();
 	}
@@ -462,23 +300,13 @@ static void qps_destroy(void)
 		int r = pmr_destroy_qp(qps[i]);
 
 		if (r)
-			die("destroy_qp: %s", strerror(r));
+			pmrt_die("destroy_qp: %s", strerror(r));
 		qps[i] = NULL;
 	}
 	nqps = 0;
 	poll_into_stash();
 	stash_clear();
 	naevs = 0;
-}
-
-static enum pmr_qp_state qp_state(struct pmr_qp *qp)
-{
-	struct pmr_qp_attr a;
-	struct pmr_qp_init_attr ia;
-
-	if (pmr_query_qp(qp, &a, PMR_QP_STATE, &ia))
-		return PMR_QPS_UNKNOWN;
-	return a.qp_state;
 }
 
 static void print_stats(void)
@@ -519,48 +347,19 @@ static void print_stats(void)
 
 static struct reply rep;
 
-static void rep_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	rep.ok = 0;
-	va_start(ap, fmt);
-	vsnprintf(rep.text, sizeof(rep.text), fmt, ap);
-	va_end(ap);
-}
-
-static bool srv_region_ok(uint64_t off, uint64_t len)
-{
-	if (off > BUF_SIZE || len > BUF_SIZE - off) {
-		rep_fail("region %" PRIu64 "+%" PRIu64 " out of the buffer", off,
-			 len);
-		return false;
-	}
-	return true;
-}
-
-static bool srv_qp_ok(int32_t i)
-{
-	if (i < 0 || (uint32_t)i >= nqps) {
-		rep_fail("no QP index %d", i);
-		return false;
-	}
-	return true;
-}
-
 static void srv_post_recv(const struct cmd *c)
 {
 	struct pmr_sge sg[MAXSGE];
 	struct pmr_recv_wr wr, *bad;
 	int r;
 
-	if (!srv_qp_ok(c->qp) || c->nsge > MAXSGE) {
+	if (!pmrt_qp_index_ok(nqps, c->qp) || c->nsge > MAXSGE) {
 		if (c->nsge > MAXSGE)
-			rep_fail("too many SGEs");
+			pmrt_rep_fail("too many SGEs");
 		return;
 	}
 	for (uint32_t i = 0; i < c->nsge; i++) {
-		if (!srv_region_ok(c->sge[i].off, c->sge[i].len))
+		if (!pmrt_region_ok(BUF_SIZE, c->sge[i].off, c->sge[i].len))
 			return;
 		memset(buf + c->sge[i].off, CANARY, c->sge[i].len);
 		sg[i].addr = (uintptr_t)(buf + c->sge[i].off);
@@ -573,7 +372,7 @@ static void srv_post_recv(const struct cmd *c)
 	wr.num_sge = (int)c->nsge;
 	r = pmr_post_recv(qps[c->qp], &wr, &bad);
 	if (r)
-		rep_fail("post_recv: %s", strerror(r));
+		pmrt_rep_fail("post_recv: %s", strerror(r));
 }
 
 static void srv_expect_recv(const struct cmd *c)
@@ -581,34 +380,16 @@ static void srv_expect_recv(const struct cmd *c)
 	struct pmr_wc wc;
 	uint64_t total = 0, k = 0;
 
-	if (!srv_qp_ok(c->qp))
+	if (!pmrt_qp_index_ok(nqps, c->qp))
 		return;
 	if (!take_wc(qps[c->qp]->qp_num, &wc)) {
-		rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
+		pmrt_rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
 			 qps[c->qp]->qp_num, c->wr_id);
 		return;
 	}
-	if (wc.wr_id != c->wr_id || (int)wc.status != c->status) {
-		rep_fail("recv wc: wr_id %" PRIu64 " status %s, expected wr_id %"
-			 PRIu64 " status %s", wc.wr_id,
-			 pmr_wc_status_str(wc.status), c->wr_id,
-			 pmr_wc_status_str((enum pmr_wc_status)c->status));
+	if (!pmrt_recv_wc_ok(&wc, c->wr_id, c->status, c->opcode, c->byte_len,
+			     c->has_imm, c->imm))
 		return;
-	}
-	if (wc.status != PMR_WC_SUCCESS)
-		return;
-	if ((int)wc.opcode != c->opcode || wc.byte_len != c->byte_len) {
-		rep_fail("recv wc: opcode %d byte_len %u, expected %d / %u",
-			 wc.opcode, wc.byte_len, c->opcode, c->byte_len);
-		return;
-	}
-	if (c->has_imm != !!(wc.wc_flags & PMR_WC_WITH_IMM) ||
-	    (c->has_imm && ntohl(wc.imm_data) != c->imm)) {
-		rep_fail("recv wc: wc_flags %#x imm %#x, expected imm %s %#x",
-			 wc.wc_flags, ntohl(wc.imm_data),
-			 c->has_imm ? "yes" : "no", c->imm);
-		return;
-	}
 	/* the scatter list: the message, then untouched canary */
 	for (uint32_t i = 0; i < c->nsge; i++)
 		total += c->sge[i].len;
@@ -617,10 +398,10 @@ static void srv_expect_recv(const struct cmd *c)
 
 		for (uint32_t j = 0; j < c->sge[i].len; j++, k++) {
 			bool data = c->opcode == PMR_WC_RECV && k < wc.byte_len;
-			uint8_t want = data ? pat(c->seed, k) : CANARY;
+			uint8_t want = data ? pmrt_pat(c->seed, k) : CANARY;
 
 			if (p[j] != want) {
-				rep_fail("recv data: byte %" PRIu64 " (sge %u +%u) is "
+				pmrt_rep_fail("recv data: byte %" PRIu64 " (sge %u +%u) is "
 					 "%#x, expected %#x (%s; msg %u, sges %" PRIu64
 					 ")", k, i, j, p[j], want,
 					 data ? "message" : "canary",
@@ -633,10 +414,10 @@ static void srv_expect_recv(const struct cmd *c)
 
 static void srv_expect_qp(const struct cmd *c)
 {
-	uint64_t end = now_ns() + 5000000000ull;
+	uint64_t end = pmrt_now_ns() + 5000000000ull;
 	enum pmr_qp_state s;
 
-	if (!srv_qp_ok(c->qp))
+	if (!pmrt_qp_index_ok(nqps, c->qp))
 		return;
 	if (c->event >= 0) {
 		for (;;) {
@@ -648,46 +429,46 @@ static void srv_expect_qp(const struct cmd *c)
 					found = true;
 			if (found)
 				break;
-			if (now_ns() > end) {
-				rep_fail("no async event %s on QP %#x",
+			if (pmrt_now_ns() > end) {
+				pmrt_rep_fail("no async event %s on QP %#x",
 					 pmr_event_type_str((enum pmr_event_type)
 							    c->event),
 					 qps[c->qp]->qp_num);
 				return;
 			}
-			progress();
+			pmrt_progress();
 			poll_async();
 		}
 	}
-	s = qp_state(qps[c->qp]);
+	s = pmrt_qp_state(qps[c->qp]);
 	if ((int)s != c->state)
-		rep_fail("QP %#x is in state %d, expected %d",
+		pmrt_rep_fail("QP %#x is in state %d, expected %d",
 			 qps[c->qp]->qp_num, s, c->state);
 }
 
 /* No completion at all on the QP for delay_ms (engine progressing). */
 static void srv_expect_none(const struct cmd *c)
 {
-	uint64_t end = now_ns() + (uint64_t)c->delay_ms * 1000000ull;
+	uint64_t end = pmrt_now_ns() + (uint64_t)c->delay_ms * 1000000ull;
 	uint32_t qpn;
 
-	if (!srv_qp_ok(c->qp))
+	if (!pmrt_qp_index_ok(nqps, c->qp))
 		return;
 	qpn = qps[c->qp]->qp_num;
 	do {
-		progress();
+		pmrt_progress();
 		poll_into_stash();
 		poll_async();
 		for (uint32_t i = 0; i < nstash; i++)
 			if (!stash_used[i] && stash[i].qp_num == qpn) {
-				rep_fail("unexpected completion on QP %#x: wr_id %"
+				pmrt_rep_fail("unexpected completion on QP %#x: wr_id %"
 					 PRIu64 " status %s opcode %d byte_len %u",
 					 qpn, stash[i].wr_id,
 					 pmr_wc_status_str(stash[i].status),
 					 stash[i].opcode, stash[i].byte_len);
 				return;
 			}
-	} while (now_ns() < end);
+	} while (pmrt_now_ns() < end);
 }
 
 static void srv_case_begin(const struct cmd *c)
@@ -697,7 +478,7 @@ static void srv_case_begin(const struct cmd *c)
 	if (nqps)
 		qps_destroy();
 	if (s->nqp == 0 || s->nqp > MAXQP) {
-		rep_fail("bad nqp %u", s->nqp);
+		pmrt_rep_fail("bad nqp %u", s->nqp);
 		return;
 	}
 	stash_clear();
@@ -718,10 +499,11 @@ static void server_loop(void)
 {
 	struct cmd c;
 
+	pmrt_rep_bind(&rep.ok, rep.text, sizeof(rep.text));
 	rep.buf = (uintptr_t)buf;
 	for (;;) {
-		if (!ctl_read(&c, sizeof(c)))
-			die("control socket closed without QUIT");
+		if (!pmrt_ctl_read(&c, sizeof(c)))
+			pmrt_die("control socket closed without QUIT");
 		memset(&rep, 0, sizeof(rep));
 		rep.ok = 1;
 		rep.buf = (uintptr_t)buf;
@@ -741,39 +523,39 @@ static void server_loop(void)
 			srv_expect_recv(&c);
 			break;
 		case C_FILL:
-			if (srv_region_ok(c.off, c.len))
-				fill_pat(buf + c.off, c.len, c.seed, c.idx0);
+			if (pmrt_region_ok(BUF_SIZE, c.off, c.len))
+				pmrt_fill_pat(buf + c.off, c.len, c.seed, c.idx0);
 			break;
 		case C_CANARY:
-			if (srv_region_ok(c.off, c.len))
+			if (pmrt_region_ok(BUF_SIZE, c.off, c.len))
 				memset(buf + c.off, CANARY, c.len);
 			break;
 		case C_VERIFY: {
 			int64_t i;
 
-			if (!srv_region_ok(c.off, c.len + c.guard))
+			if (!pmrt_region_ok(BUF_SIZE, c.off, c.len + c.guard))
 				break;
-			i = check_pat(buf + c.off, c.len, c.seed, c.idx0);
+			i = pmrt_check_pat(buf + c.off, c.len, c.seed, c.idx0);
 			if (i >= 0) {
-				rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %" PRId64
+				pmrt_rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %" PRId64
 					 " is %#x, expected %#x", c.off, c.len, i,
 					 buf[c.off + (uint64_t)i],
-					 pat(c.seed, c.idx0 + (uint64_t)i));
+					 pmrt_pat(c.seed, c.idx0 + (uint64_t)i));
 				break;
 			}
-			i = check_byte(buf + c.off + c.len, c.guard, CANARY);
+			i = pmrt_check_byte(buf + c.off + c.len, c.guard, CANARY);
 			if (i >= 0)
-				rep_fail("verify %" PRIu64 "+%" PRIu64 ": guard byte %"
+				pmrt_rep_fail("verify %" PRIu64 "+%" PRIu64 ": guard byte %"
 					 PRId64 " overwritten (%#x)", c.off, c.len,
 					 i, buf[c.off + c.len + (uint64_t)i]);
 			break;
 		}
 		case C_SET64:
-			if (srv_region_ok(c.off, 8))
+			if (pmrt_region_ok(BUF_SIZE, c.off, 8))
 				memcpy(buf + c.off, &c.val, 8);
 			break;
 		case C_GET64:
-			if (srv_region_ok(c.off, 8))
+			if (pmrt_region_ok(BUF_SIZE, c.off, 8))
 				memcpy(&rep.val, buf + c.off, 8);
 			break;
 		case C_EXPECT_QP:
@@ -785,10 +567,10 @@ static void server_loop(void)
 		case C_LATE_RECV: {
 			uint64_t end;
 
-			ctl_write(&rep, sizeof(rep));
-			end = now_ns() + (uint64_t)c.delay_ms * 1000000ull;
-			while (now_ns() < end) {
-				progress();
+			pmrt_ctl_write(&rep, sizeof(rep));
+			end = pmrt_now_ns() + (uint64_t)c.delay_ms * 1000000ull;
+			while (pmrt_now_ns() < end) {
+				pmrt_progress();
 				poll_async();
 			}
 			memset(&rep, 0, sizeof(rep));
@@ -807,8 +589,8 @@ static void server_loop(void)
 				char b;
 
 				printf("server: frozen as asked\n");
-				fcntl(ctl, F_SETFL, 0);
-				while (read(ctl, &b, 1) > 0)
+				fcntl(pmrt_ctl, F_SETFL, 0);
+				while (read(pmrt_ctl, &b, 1) > 0)
 					;
 				_exit(0);
 			}
@@ -823,23 +605,23 @@ static void server_loop(void)
 
 			if (nqps)
 				qps_destroy();
-			ctl_write(&rep, sizeof(rep));
+			pmrt_ctl_write(&rep, sizeof(rep));
 			print_stats();
 			/* no polling from here on: wait for the client to go
 			 * (a memif peer leaving while we poll can crash us) */
-			fcntl(ctl, F_SETFL, 0);
-			while (read(ctl, &b, 1) > 0)
+			fcntl(pmrt_ctl, F_SETFL, 0);
+			while (read(pmrt_ctl, &b, 1) > 0)
 				;
 			return;
 		}
 		default:
-			rep_fail("unknown command %u", c.type);
+			pmrt_rep_fail("unknown command %u", c.type);
 			break;
 		}
 		if (!rep.ok)
 			fprintf(stderr, "server: command %u failed: %s\n", c.type,
 				rep.text);
-		ctl_write(&rep, sizeof(rep));
+		pmrt_ctl_write(&rep, sizeof(rep));
 	}
 }
 
@@ -848,26 +630,11 @@ static void server_loop(void)
  * ==========================================================================*/
 
 static struct reply srv;          /* the server's answer to CASE_BEGIN */
-static char failmsg[512];
 static uint32_t psn_counter = 0x000100;
 
-#define FAIL(...) do { \
-	snprintf(failmsg, sizeof(failmsg), __VA_ARGS__); \
-	return -1; \
-} while (0)
+#define FAIL PMRT_FAIL
+#define TRY PMRT_TRY
 
-static void fail_prefix(const char *pfx)
-{
-	size_t n = strlen(pfx), m = strlen(failmsg);
-
-	if (n + m + 1 > sizeof(failmsg))
-		m = sizeof(failmsg) - n - 1;
-	memmove(failmsg + n, failmsg, m);
-	memcpy(failmsg, pfx, n);
-	failmsg[n + m] = '\0';
-}
-
-#define TRY(x) do { if ((x) != 0) return -1; } while (0)
 
 static int srv_cmd(struct cmd *c, struct reply *r)
 {
@@ -875,12 +642,8 @@ static int srv_cmd(struct cmd *c, struct reply *r)
 
 	if (r == NULL)
 		r = &tmp;
-	ctl_write(c, sizeof(*c));
-	if (!ctl_read(r, sizeof(*r)))
-		die("server closed the control socket");
-	if (!r->ok)
-		FAIL("server (command %u): %s", c->type, r->text);
-	return 0;
+	pmrt_ctl_xchg(c, sizeof(*c), r, sizeof(*r));
+	return pmrt_reply_check(r->ok, c->type, r->text);
 }
 
 static void cmd_init(struct cmd *c, uint32_t type)
@@ -1128,13 +891,13 @@ static int s_get64(uint64_t off, uint64_t *v)
 static int l_verify(uint64_t off, uint64_t len, uint32_t seed, uint64_t idx0,
 		    uint32_t guard)
 {
-	int64_t i = check_pat(buf + off, len, seed, idx0);
+	int64_t i = pmrt_check_pat(buf + off, len, seed, idx0);
 
 	if (i >= 0)
 		FAIL("local data at %" PRIu64 "+%" PRIu64 ": byte %" PRId64
 		     " is %#x, expected %#x", off, len, i, buf[off + (uint64_t)i],
-		     pat(seed, idx0 + (uint64_t)i));
-	i = check_byte(buf + off + len, guard, CANARY);
+		     pmrt_pat(seed, idx0 + (uint64_t)i));
+	i = pmrt_check_byte(buf + off + len, guard, CANARY);
 	if (i >= 0)
 		FAIL("local guard at %" PRIu64 "+%" PRIu64 ": byte %" PRId64
 		     " overwritten", off, len, i);
@@ -1153,7 +916,7 @@ static int do_send(int q, uint32_t len, int opcode, unsigned int flags,
 	struct pmr_sge sg = { (uintptr_t)(buf + loff), len, mr->lkey };
 	struct rsge rs = { roff, rlen, 0 };
 
-	fill_pat(buf + loff, len, seed, 0);
+	pmrt_fill_pat(buf + loff, len, seed, 0);
 	TRY(s_post_recv1(q, id, roff, rlen));
 	TRY(post_send(qps[q], id, opcode, &sg, 1, 0, 0, flags));
 	if (flags & PMR_SEND_INLINE)
@@ -1173,7 +936,7 @@ static int do_write(int q, uint32_t len, int opcode, unsigned int flags,
 	struct rsge rs = { 4 * MIB, 256, 0 };
 	bool imm = opcode == PMR_WR_RDMA_WRITE_WITH_IMM;
 
-	fill_pat(buf + loff, len, seed, 0);
+	pmrt_fill_pat(buf + loff, len, seed, 0);
 	TRY(s_region(C_CANARY, roff, len + GUARD, 0, 0, 0));
 	if (imm)
 		TRY(s_post_recv1(q, id, rs.off, rs.len));
@@ -1287,7 +1050,7 @@ static int case_sizes(void)
 
 				snprintf(t, sizeof(t), "mtu %u size %u: ", mtu,
 					 sizes[i]);
-				fail_prefix(t);
+				pmrt_fail_prefix("%s", t);
 				return -1;
 			}
 		}
@@ -1317,14 +1080,14 @@ static int case_inline(void)
 	return case_end();
 }
 
-/* Local SGEs at scattered offsets; byte k of the message = pat(seed, k). */
+/* Local SGEs at scattered offsets; byte k of the message = pmrt_pat(seed, k). */
 static void fill_lsges(struct pmr_sge *sg, const struct rsge *l, int n,
 		       uint32_t seed)
 {
 	uint64_t k = 0;
 
 	for (int i = 0; i < n; i++) {
-		fill_pat(buf + l[i].off, l[i].len, seed, k);
+		pmrt_fill_pat(buf + l[i].off, l[i].len, seed, k);
 		memset(buf + l[i].off + l[i].len, CANARY, GUARD);
 		k += l[i].len;
 		sg[i].addr = (uintptr_t)(buf + l[i].off);
@@ -1440,7 +1203,7 @@ static int case_manyqp(void)
 						      mr->lkey };
 
 				if (op == 0) {
-					fill_pat(buf + l, len, 1000 + slot, 0);
+					pmrt_fill_pat(buf + l, len, 1000 + slot, 0);
 					TRY(post_send(qps[q], id, PMR_WR_SEND, &sg, 1,
 						      0, 0, 0));
 				} else if (op == 1) {
@@ -1470,7 +1233,7 @@ static int case_manyqp(void)
 					char t[64];
 
 					snprintf(t, sizeof(t), "QP %u: ", q);
-					fail_prefix(t);
+					pmrt_fail_prefix("%s", t);
 					return -1;
 				}
 			}
@@ -1499,7 +1262,7 @@ static int expect_flushed(int q)
 
 	TRY(post_send(qps[q], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(expect_wc(qps[q], id, PMR_WC_WR_FLUSH_ERR, PMR_WR_SEND, -1));
-	if (qp_state(qps[q]) != PMR_QPS_ERR)
+	if (pmrt_qp_state(qps[q]) != PMR_QPS_ERR)
 		FAIL("requester QP not in ERR after the error");
 	return 0;
 }
@@ -1586,7 +1349,7 @@ static int case_err_recv_len(void)
 
 	/* single packet */
 	TRY(case_begin(&s));
-	fill_pat(buf, 200, 51, 0);
+	pmrt_fill_pat(buf, 200, 51, 0);
 	TRY(s_post_recv(0, id, &rs, 1));
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
@@ -1600,7 +1363,7 @@ static int case_err_recv_len(void)
 	rs.len = 2500;
 	sg.length = 3000;
 	TRY(case_begin(&s));
-	fill_pat(buf, 3000, 52, 0);
+	pmrt_fill_pat(buf, 3000, 52, 0);
 	TRY(s_post_recv(0, id, &rs, 1));
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
@@ -1640,7 +1403,7 @@ static int case_rnr_late(void)
 	s.rnr_retry = 7;
 	s.min_rnr_timer = 12;       /* 0.64 ms */
 	TRY(case_begin(&s));
-	fill_pat(buf, 3000, 61, 0);
+	pmrt_fill_pat(buf, 3000, 61, 0);
 	pmr_roce_port_stats(dev, &a);
 	cmd_init(&c, C_LATE_RECV);
 	c.qp = 0;
@@ -1675,13 +1438,13 @@ static unsigned int aev_count(struct pmr_qp *qp, int type)
 /* Progress the engine and collect completions and events for `ns`. */
 static void spin_ns(uint64_t ns)
 {
-	uint64_t end = now_ns() + ns;
+	uint64_t end = pmrt_now_ns() + ns;
 
 	do {
-		progress();
+		pmrt_progress();
 		poll_into_stash();
 		poll_async();
-	} while (now_ns() < end);
+	} while (pmrt_now_ns() < end);
 }
 
 /* Whether a completion of QP qpn sits unconsumed in the stash. */
@@ -1721,8 +1484,8 @@ static int sqd_drain_one(bool notify)
 	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));
 	id = wr_seq++;
 	sid = wr_seq++;
-	fill_pat(buf, len, 81, 0);
-	fill_pat(buf + soff, slen, 82, 0);
+	pmrt_fill_pat(buf, len, 81, 0);
+	pmrt_fill_pat(buf + soff, slen, 82, 0);
 	TRY(s_region(C_CANARY, roff, len + GUARD, 0, 0, 0));
 	TRY(s_post_recv1(0, sid, rs.off, rs.len));
 	TRY(post_send(qps[0], id, PMR_WR_RDMA_WRITE, &sg, 1, srv.buf + roff,
@@ -1734,21 +1497,21 @@ static int sqd_drain_one(bool notify)
 			  (notify ? PMR_QP_EN_SQD_ASYNC_NOTIFY : 0));
 	if (r)
 		FAIL("%s: modify RTS -> SQD: %s", tag, strerror(r));
-	if (qp_state(qps[0]) != PMR_QPS_SQD)
-		FAIL("%s: QP in state %d after RTS -> SQD", tag, qp_state(qps[0]));
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
+		FAIL("%s: QP in state %d after RTS -> SQD", tag, pmrt_qp_state(qps[0]));
 	/* queued while in SQD */
 	TRY(post_send(qps[0], sid, PMR_WR_SEND, &ss, 1, 0, 0, 0));
 	/* the WRITE begun before SQD finishes */
 	r = expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_RDMA_WRITE, -1);
 	if (r) {
-		fail_prefix(notify ? "notify: " : "no notify: ");
+		pmrt_fail_prefix("%s", notify ? "notify: " : "no notify: ");
 		return -1;
 	}
 	TRY(s_region(C_VERIFY, roff, len, 81, 0, GUARD));
 	/* the drained event: once, and only when asked for */
-	end = now_ns() + 2000000000ull;
+	end = pmrt_now_ns() + 2000000000ull;
 	while (notify && aev_count(qps[0], PMR_EVENT_SQ_DRAINED) == 0 &&
-	       now_ns() < end)
+	       pmrt_now_ns() < end)
 		spin_ns(1000000);
 	spin_ns(50000000);
 	if (aev_count(qps[0], PMR_EVENT_SQ_DRAINED) != (notify ? 1u : 0u))
@@ -1764,7 +1527,7 @@ static int sqd_drain_one(bool notify)
 		c.delay_ms = 100;
 		r = srv_cmd(&c, NULL);
 		if (r) {
-			fail_prefix(notify ? "notify: SEND posted in SQD was sent: " :
+			pmrt_fail_prefix("%s", notify ? "notify: SEND posted in SQD was sent: " :
 				    "no notify: SEND posted in SQD was sent: ");
 			return -1;
 		}
@@ -1773,9 +1536,9 @@ static int sqd_drain_one(bool notify)
 	if (wc_pending(qps[0]->qp_num, &wc))
 		FAIL("%s: completion in SQD: wr_id %" PRIu64 " status %s", tag,
 		     wc.wr_id, pmr_wc_status_str(wc.status));
-	if (qp_state(qps[0]) != PMR_QPS_SQD)
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
 		FAIL("%s: QP left SQD by itself (state %d)", tag,
-		     qp_state(qps[0]));
+		     pmrt_qp_state(qps[0]));
 	/* SQD -> RTS: the queued SEND goes */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_RTS;
@@ -1784,7 +1547,7 @@ static int sqd_drain_one(bool notify)
 		FAIL("%s: modify SQD -> RTS: %s", tag, strerror(r));
 	r = expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1);
 	if (r) {
-		fail_prefix(notify ? "notify: after SQD -> RTS: " :
+		pmrt_fail_prefix("%s", notify ? "notify: after SQD -> RTS: " :
 			    "no notify: after SQD -> RTS: ");
 		return -1;
 	}
@@ -1798,13 +1561,13 @@ static int sqd_drain_one(bool notify)
 
 static int case_sqd_drain(void)
 {
-	char first[sizeof(failmsg)];
+	char first[sizeof(pmrt_failmsg)];
 	int r1, r2;
 
 	/* both variants run, whatever the first gives */
 	wait_ns = 3000000000ull;
 	r1 = sqd_drain_one(true);
-	snprintf(first, sizeof(first), "%s", failmsg);
+	snprintf(first, sizeof(first), "%s", pmrt_failmsg);
 	if (r1 && nqps) {
 		struct cmd c;
 
@@ -1812,17 +1575,17 @@ static int case_sqd_drain(void)
 		cmd_init(&c, C_CASE_END);
 		srv_cmd(&c, NULL);
 	}
-	failmsg[0] = '\0';
+	pmrt_failmsg[0] = '\0';
 	r2 = sqd_drain_one(false);
 	wait_ns = WAIT_NS;
 	if (r1 && r2) {
-		char second[sizeof(failmsg)];
+		char second[sizeof(pmrt_failmsg)];
 
-		snprintf(second, sizeof(second), "%s", failmsg);
-		snprintf(failmsg, sizeof(failmsg), "%.250s; %.250s", first,
+		snprintf(second, sizeof(second), "%s", pmrt_failmsg);
+		snprintf(pmrt_failmsg, sizeof(pmrt_failmsg), "%.250s; %.250s", first,
 			 second);
 	} else if (r1) {
-		snprintf(failmsg, sizeof(failmsg), "%s", first);
+		snprintf(pmrt_failmsg, sizeof(pmrt_failmsg), "%s", first);
 	}
 	return r1 || r2 ? -1 : 0;
 }
@@ -1861,11 +1624,11 @@ static int case_arp_timeout(void)
 	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
 	pmr_roce_port_stats(dev, &a);
 	wait_ns = 3000000000ull;
-	t0 = now_ns();
+	t0 = pmrt_now_ns();
 	r = post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0);
 	if (r == 0)
 		r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
-	dt = now_ns() - t0;
+	dt = pmrt_now_ns() - t0;
 	if (r == 0)
 		r = expect_flushed(0);
 	wait_ns = WAIT_NS;
@@ -1873,7 +1636,7 @@ static int case_arp_timeout(void)
 		char t[64];
 
 		snprintf(t, sizeof(t), "towards %s: ", ip);
-		fail_prefix(t);
+		pmrt_fail_prefix("%s", t);
 		return -1;
 	}
 	pmr_roce_port_stats(dev, &b);
@@ -1908,8 +1671,8 @@ static int case_peer_kill(void)
 	s.retry_cnt = 3;
 	s.max_send_wr = depth;
 	TRY(case_begin(&s));
-	fill_pat(buf, len, 71, 0);
-	end = now_ns() + 60000000000ull;
+	pmrt_fill_pat(buf, len, 71, 0);
+	end = pmrt_now_ns() + 60000000000ull;
 	while (!err || done < posted) {
 		struct pmr_wc wc;
 
@@ -1918,7 +1681,7 @@ static int case_peer_kill(void)
 				      1, srv.buf + 1 * MIB, srv.buf_rkey, 0));
 			posted++;
 		}
-		if (now_ns() > end)
+		if (pmrt_now_ns() > end)
 			FAIL("peer_kill: stuck: posted %" PRIu64 " done %" PRIu64,
 			     posted, done);
 		if (pmr_poll_cq(cq, 1, &wc) != 1)
@@ -1949,7 +1712,7 @@ static int case_peer_kill(void)
 		if (!told && succ >= die_after) {
 			cmd_init(&c, C_DIE);
 			c.val = kill_freeze;
-			ctl_write(&c, sizeof(c));
+			pmrt_ctl_write(&c, sizeof(c));
 			told = true;
 		}
 	}
@@ -1958,7 +1721,7 @@ static int case_peer_kill(void)
 	if (retry_exc != 1 || flushed == 0)
 		FAIL("peer_kill: %" PRIu64 " RETRY_EXC_ERR, %" PRIu64 " flushed",
 		     retry_exc, flushed);
-	if (qp_state(qps[0]) != PMR_QPS_ERR)
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_ERR)
 		FAIL("peer_kill: QP not in ERR");
 	qps_destroy();
 	return 0;
@@ -1999,7 +1762,7 @@ static int client_run(const bool *sel)
 		struct qpspec s = spec_default();
 
 		if (case_begin(&s) || case_end())
-			die("first case set-up failed: %s", failmsg);
+			pmrt_die("first case set-up failed: %s", pmrt_failmsg);
 	}
 	for (unsigned int i = 0; i < NCASES; i++) {
 		uint64_t t0;
@@ -2007,12 +1770,12 @@ static int client_run(const bool *sel)
 
 		if (!sel[i])
 			continue;
-		failmsg[0] = '\0';
-		t0 = now_ns();
+		pmrt_failmsg[0] = '\0';
+		t0 = pmrt_now_ns();
 		r = cases[i].fn();
 		if (r) {
 			failed++;
-			printf("FAIL %s: %s\n", cases[i].name, failmsg);
+			printf("FAIL %s: %s\n", cases[i].name, pmrt_failmsg);
 			/* get back in step: drop this case's QPs */
 			if (nqps && strcmp(cases[i].name, "peer_kill") != 0) {
 				struct cmd c;
@@ -2023,7 +1786,7 @@ static int client_run(const bool *sel)
 			}
 		} else {
 			printf("PASS %s (%.2f s)\n", cases[i].name,
-			       (double)(now_ns() - t0) / 1e9);
+			       (double)(pmrt_now_ns() - t0) / 1e9);
 		}
 		fflush(stdout);
 		if (strcmp(cases[i].name, "peer_kill") == 0)
@@ -2114,7 +1877,7 @@ static int probe_run(int expect_errno)
 		printf("probe: FAIL: pmr_open_device: %s\n", strerror(errno));
 		return 1;
 	}
-	ctx = c;
+	ctx = pmrt_ctx = c;
 	r = pmr_set_progress_mode(ctx, PMR_PROGRESS_SERVICE);
 	if (r != ENOTSUP) {
 		printf("probe: FAIL: set_progress_mode(SERVICE): %d (%s), "
@@ -2207,7 +1970,6 @@ int main(int argc, char **argv)
 	const char *role = NULL, *path = NULL;
 	int expect_errno = 0;
 	bool sel[NCASES], any = false;
-	struct sockaddr_un sa;
 	int rc = 0;
 
 	memset(sel, 0, sizeof(sel));
@@ -2262,64 +2024,28 @@ int main(int argc, char **argv)
 		return probe_run(expect_errno);
 	if (role == NULL || path == NULL || peer_ip == NULL)
 		usage();
-	if (strcmp(role, "server") == 0)
+	if (strcmp(role, "server") == 0) {
 		is_server = true;
-	else if (strcmp(role, "client") != 0)
+		pmrt_name = "server";
+		pmrt_ctl_idle = poll_async;
+	} else if (strcmp(role, "client") != 0)
 		usage();
 	if (!any)
 		for (unsigned int k = 0; k < NCASES; k++)
 			sel[k] = true;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		die("control path too long");
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, path);
+	pmrt_ctl_check_path(path);
 
 	dev_open();
 	printf("%s: device %s open\n", role, pmr_get_device_name(dev));
 
-	if (is_server) {
-		int ls = socket(AF_UNIX, SOCK_STREAM, 0);
-		uint64_t end = now_ns() + 60000000000ull;
-
-		unlink(path);
-		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) ||
-		    listen(ls, 1))
-			die("control socket %s: %s", path, strerror(errno));
-		fcntl(ls, F_SETFL, O_NONBLOCK);
-		while ((ctl = accept(ls, NULL, NULL)) < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				die("accept: %s", strerror(errno));
-			if (now_ns() > end)
-				die("no client within 60 s");
-			progress();
-		}
-		close(ls);
-		unlink(path);
-		fcntl(ctl, F_SETFL, O_NONBLOCK);
+	pmrt_ctl_open(path, is_server);
+	if (is_server)
 		server_loop();
-	} else {
-		uint64_t end = now_ns() + 60000000000ull;
-
-		for (;;) {
-			ctl = socket(AF_UNIX, SOCK_STREAM, 0);
-			if (ctl < 0)
-				die("socket: %s", strerror(errno));
-			if (connect(ctl, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-				break;
-			close(ctl);
-			if (now_ns() > end)
-				die("cannot connect to %s: %s", path,
-				    strerror(errno));
-			progress();
-			usleep(10000);
-		}
-		fcntl(ctl, F_SETFL, O_NONBLOCK);
+	else
 		rc = client_run(sel);
-	}
 	/* No engine progress after this point: the peer may be leaving (see
 	 * the memif note at the top).  Nothing is owed to it any more: every
 	 * request was answered before the last control exchange. */
-	close(ctl);
+	close(pmrt_ctl);
 	return rc;
 }

@@ -14,38 +14,20 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 	exit 77
 fi
 nsa=pmrt-a nsb=pmrt-b
-del_ns() {
-	ip netns del "$nsa" 2>/dev/null
-	ip netns del "$nsb" 2>/dev/null
-}
-del_ns      # left over by an interrupted run
+veth_del "$nsa" "$nsb"      # left over by an interrupted run
 logdir=$(mktemp -d /tmp/pmrt-veth.XXXXXX)
 ctl="$logdir/ctl.sock"
 cleanup() {
-	del_ns
+	veth_del "$nsa" "$nsb"
 	rm -rf "$logdir"
 }
 trap cleanup EXIT
 
-set -e
-ip netns add "$nsa"
-ip netns add "$nsb"
-ip link add pmrt-va netns "$nsa" type veth peer name pmrt-vb netns "$nsb"
-for x in "$nsa:pmrt-va" "$nsb:pmrt-vb"; do
-	ns=${x%%:*} ifc=${x#*:}
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	ip -n "$ns" link set "$ifc" mtu 9000
-	ip -n "$ns" link set "$ifc" up
-	ip -n "$ns" link set lo up
-done
-set +e
+veth_up "$nsa" "$nsb" pmrt-va pmrt-vb || exit
 
-afp="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
 run_pair "ip netns exec $nsa" "ip netns exec $nsb" \
-	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-va,$afp" \
-	"$(eal_mem_args "$builddir" c) -l 0 --vdev net_af_packet0,iface=pmrt-vb,$afp" \
+	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-va,$AFP_ARGS" \
+	"$(eal_mem_args "$builddir" c) -l 0 --vdev net_af_packet0,iface=pmrt-vb,$AFP_ARGS" \
 	"roce:port=0,ipv4=10.99.0.1,mtu=4096" \
 	"roce:port=0,ipv4=10.99.0.2,mtu=4096" \
 	"$ctl"

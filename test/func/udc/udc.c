@@ -55,6 +55,8 @@
 #include <pmr_verbs.h>
 #include <pmr_roce.h>
 
+#include "pmrt.h"
+
 #define MAXQP 4
 #define BUF_SIZE (4u << 20)
 #define CANARY 0xEE
@@ -62,45 +64,6 @@
 #define WAIT_NS (10ull * 1000000000ull)
 #define QKEY 0x11111111u
 #define GRH 40
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static uint8_t pat(uint32_t seed, uint64_t i)
-{
-	uint64_t x = i * 0x9E3779B1u + seed * 0x85EBCA6Bu;
-
-	return (uint8_t)(x ^ (x >> 13) ^ (i >> 8) ^ (i >> 16));
-}
-
-static void fill_pat(uint8_t *p, uint64_t len, uint32_t seed)
-{
-	for (uint64_t i = 0; i < len; i++)
-		p[i] = pat(seed, i);
-}
-
-static int64_t check_pat(const uint8_t *p, uint64_t len, uint32_t seed)
-{
-	for (uint64_t i = 0; i < len; i++)
-		if (p[i] != pat(seed, i))
-			return (int64_t)i;
-	return -1;
-}
-
-static int64_t check_byte(const uint8_t *p, uint64_t len, uint8_t b)
-{
-	for (uint64_t i = 0; i < len; i++)
-		if (p[i] != b)
-			return (int64_t)i;
-	return -1;
-}
 
 /* ---- control protocol ----------------------------------------------------- */
 
@@ -146,7 +109,6 @@ static struct pmr_mr *mr;
 static struct pmr_qp *qps[MAXQP];
 static struct pmr_ah *ahs[MAXQP];
 static uint32_t nqps;
-static int ctl = -1;
 static int mtu;                   /* bytes */
 static enum pmr_mtu mtu_enum;
 
@@ -154,36 +116,16 @@ static enum pmr_mtu mtu_enum;
 static struct pmr_wc stash[STASH_MAX];
 static uint32_t nstash;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: FATAL: ", is_server ? "server" : "client");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void progress(void)
-{
-	int r = pmr_progress(ctx, 32);
-
-	if (r < 0)
-		die("pmr_progress: %s", strerror(-r));
-}
-
 static void poll_into_stash(void)
 {
 	struct pmr_wc wc[32];
 	int n = pmr_poll_cq(cq, 32, wc);
 
 	if (n < 0)
-		die("pmr_poll_cq: %d", n);
+		pmrt_die("pmr_poll_cq: %d", n);
 	for (int i = 0; i < n; i++) {
 		if (nstash == STASH_MAX)
-			die("completion stash full");
+			pmrt_die("completion stash full");
 		stash[nstash++] = wc[i];
 	}
 }
@@ -191,7 +133,7 @@ static void poll_into_stash(void)
 /* Take the oldest completion of QP qpn within ns. */
 static bool take_wc(uint32_t qpn, struct pmr_wc *out, uint64_t ns)
 {
-	uint64_t end = now_ns() + ns;
+	uint64_t end = pmrt_now_ns() + ns;
 
 	for (;;) {
 		for (uint32_t i = 0; i < nstash; i++) {
@@ -203,196 +145,74 @@ static bool take_wc(uint32_t qpn, struct pmr_wc *out, uint64_t ns)
 			nstash--;
 			return true;
 		}
-		if (now_ns() > end)
+		if (pmrt_now_ns() > end)
 			return false;
 		poll_into_stash();
 	}
 }
 
-static void ctl_write(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-
-	while (len > 0) {
-		ssize_t n = write(ctl, b, len);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN) {
-				progress();
-				continue;
-			}
-			die("control write: %s", strerror(errno));
-		}
-		b += n;
-		len -= (size_t)n;
-	}
-}
-
-static bool ctl_read(void *p, size_t len)
-{
-	uint8_t *b = p;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(ctl, b + got, len - got);
-
-		if (n > 0) {
-			got += (size_t)n;
-			continue;
-		}
-		if (n == 0) {
-			if (got == 0)
-				return false;
-			die("control socket closed mid-message");
-		}
-		if (errno != EAGAIN && errno != EINTR)
-			die("control read: %s", strerror(errno));
-		progress();
-	}
-	return true;
-}
-
 /* ---- verbs set-up ------------------------------------------------------------ */
-
-static void ip_to_gid(const char *ip, uint8_t *gid)
-{
-	memset(gid, 0, 16);
-	if (strchr(ip, ':') != NULL) {
-		if (inet_pton(AF_INET6, ip, gid) != 1)
-			die("bad IPv6 address %s", ip);
-	} else {
-		gid[10] = gid[11] = 0xff;
-		if (inet_pton(AF_INET, ip, gid + 12) != 1)
-			die("bad IPv4 address %s", ip);
-	}
-}
 
 static void dev_open(void)
 {
-	int n;
-	struct pmr_device **l = pmr_get_device_list(&n);
 	struct pmr_port_attr pa;
 	union pmr_gid g;
 
-	if (l == NULL || n < 1)
-		die("no pmrdma device (errno %d)", errno);
-	for (int i = 0; i < n && dev == NULL; i++)
-		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
-			dev = l[i];
-	pmr_free_device_list(l);
-	if (dev == NULL)
-		die("no pmr_roce device (is PMR_DEVICES set?)");
-	ctx = pmr_open_device(dev);
-	if (ctx == NULL)
-		die("open_device: %s", strerror(errno));
+	ctx = pmrt_open_roce(&dev);
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
-	buf = aligned_alloc(4096, BUF_SIZE);
+	buf = pmrt_alloc_buf(BUF_SIZE);
 	if (pd == NULL || cq == NULL || buf == NULL)
-		die("set-up: %s", strerror(errno));
-	memset(buf, 0, BUF_SIZE);
+		pmrt_die("set-up: %s", strerror(errno));
 	mr = pmr_reg_mr(pd, buf, BUF_SIZE, PMR_ACCESS_LOCAL_WRITE |
 			PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
 			PMR_ACCESS_REMOTE_ATOMIC);
 	if (mr == NULL)
-		die("reg_mr: %s", strerror(errno));
+		pmrt_die("reg_mr: %s", strerror(errno));
 	if (pmr_query_port(ctx, 1, &pa))
-		die("query_port");
+		pmrt_die("query_port");
 	mtu_enum = pa.active_mtu;
 	mtu = pmr_mtu_to_num(pa.active_mtu);
 	if (pmr_query_gid(ctx, 1, gid_index, &g))
-		die("query_gid %d", gid_index);
+		pmrt_die("query_gid %d", gid_index);
 	memcpy(my_gid, g.raw, 16);
-	ip_to_gid(peer_ip, peer_gid);
+	pmrt_ip_to_gid(peer_ip, peer_gid);
 	v6 = !(peer_gid[10] == 0xff && peer_gid[11] == 0xff &&
 	       memcmp(peer_gid, "\0\0\0\0\0\0\0\0\0\0", 10) == 0);
 	{
 		static const uint8_t zero[16];
 
 		if (memcmp(my_gid, zero, 16) == 0)
-			die("GID index %d is empty", gid_index);
+			pmrt_die("GID index %d is empty", gid_index);
 	}
 }
 
 static struct pmr_qp *qp_create(enum pmr_qp_type t)
 {
-	struct pmr_qp_init_attr ia;
-	struct pmr_qp_attr a;
-	struct pmr_qp *qp;
-	int mask = PMR_QP_STATE | PMR_QP_PKEY_INDEX | PMR_QP_PORT;
+	struct pmr_qp_cap cap = {
+		.max_send_wr = 64, .max_recv_wr = 64,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+	unsigned int access = PMR_ACCESS_REMOTE_WRITE;
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = t;
-	ia.cap.max_send_wr = 64;
-	ia.cap.max_recv_wr = 64;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = pmr_create_qp(pd, &ia);
-	if (qp == NULL)
-		die("create_qp: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_INIT;
-	a.port_num = 1;
-	if (t == PMR_QPT_UD) {
-		a.qkey = QKEY;
-		mask |= PMR_QP_QKEY;
-	} else {
-		a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE;
-		if (t == PMR_QPT_RC)
-			a.qp_access_flags |= PMR_ACCESS_REMOTE_READ;
-		mask |= PMR_QP_ACCESS_FLAGS;
-	}
-	if (pmr_modify_qp(qp, &a, mask))
-		die("modify_qp INIT");
-	return qp;
+	if (t == PMR_QPT_RC)
+		access |= PMR_ACCESS_REMOTE_READ;
+	return pmrt_qp_create(pd, cq, t, &cap, access, QKEY);
 }
 
 static void qp_ready(struct pmr_qp *qp, enum pmr_qp_type t, uint32_t my_psn,
 		     uint32_t dqpn, uint32_t dpsn)
 {
-	struct pmr_qp_attr a;
-	int r, mask;
+	struct pmrt_conn c = {
+		.type = t, .path_mtu = mtu_enum,
+		.sq_psn = my_psn, .dest_qpn = dqpn, .rq_psn = dpsn,
+		.sgid_index = (uint8_t)gid_index, .hop_limit = 64,
+		.max_dest_rd_atomic = 4, .max_rd_atomic = 4, .min_rnr_timer = 12,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTR;
-	mask = PMR_QP_STATE;
-	if (t != PMR_QPT_UD) {
-		a.path_mtu = mtu_enum;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = dpsn;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-		memcpy(a.ah_attr.grh.dgid.raw, peer_gid, 16);
-		mask |= PMR_QP_AV | PMR_QP_PATH_MTU | PMR_QP_DEST_QPN |
-			PMR_QP_RQ_PSN;
-		if (t == PMR_QPT_RC) {
-			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 12;
-			mask |= PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER;
-		}
-	}
-	r = pmr_modify_qp(qp, &a, mask);
-	if (r)
-		die("modify_qp RTR: %s", strerror(r));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTS;
-	a.sq_psn = my_psn;
-	mask = PMR_QP_STATE | PMR_QP_SQ_PSN;
-	if (t == PMR_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		mask |= PMR_QP_TIMEOUT | PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
-			PMR_QP_MAX_QP_RD_ATOMIC;
-	}
-	r = pmr_modify_qp(qp, &a, mask);
-	if (r)
-		die("modify_qp RTS: %s", strerror(r));
+	memcpy(c.dgid, peer_gid, 16);
+	pmrt_qp_connect(qp, &c);
 }
 
 static struct pmr_ah *ah_create(void)
@@ -408,37 +228,27 @@ static struct pmr_ah *ah_create(void)
 	memcpy(a.grh.dgid.raw, peer_gid, 16);
 	ah = pmr_create_ah(pd, &a);
 	if (ah == NULL)
-		die("create_ah: %s", strerror(errno));
+		pmrt_die("create_ah: %s", strerror(errno));
 	return ah;
 }
 
 static void qps_destroy(void)
 {
-	uint64_t end = now_ns() + 2000000ull;
+	uint64_t end = pmrt_now_ns() + 2000000ull;
 
-	while (now_ns() < end)
+	while (pmrt_now_ns() < end)
 		poll_into_stash();
 	for (uint32_t i = 0; i < MAXQP; i++) {
 		if (qps[i] != NULL && pmr_destroy_qp(qps[i]))
-			die("destroy_qp");
+			pmrt_die("destroy_qp");
 		qps[i] = NULL;
 		if (ahs[i] != NULL && pmr_destroy_ah(ahs[i]))
-			die("destroy_ah");
+			pmrt_die("destroy_ah");
 		ahs[i] = NULL;
 	}
 	nqps = 0;
 	poll_into_stash();
 	nstash = 0;
-}
-
-static enum pmr_qp_state qp_state(struct pmr_qp *qp)
-{
-	struct pmr_qp_attr a;
-	struct pmr_qp_init_attr ia;
-
-	if (pmr_query_qp(qp, &a, PMR_QP_STATE, &ia))
-		return PMR_QPS_UNKNOWN;
-	return a.qp_state;
 }
 
 /* ============================================================================
@@ -447,51 +257,22 @@ static enum pmr_qp_state qp_state(struct pmr_qp *qp)
 
 static struct reply rep;
 
-static void rep_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	rep.ok = 0;
-	va_start(ap, fmt);
-	vsnprintf(rep.text, sizeof(rep.text), fmt, ap);
-	va_end(ap);
-}
-
-static bool region_ok(uint64_t off, uint64_t len)
-{
-	if (off > BUF_SIZE || len > BUF_SIZE - off) {
-		rep_fail("region %" PRIu64 "+%" PRIu64 " out of the buffer", off,
-			 len);
-		return false;
-	}
-	return true;
-}
-
-static bool qp_ok(int32_t i)
-{
-	if (i < 0 || (uint32_t)i >= nqps) {
-		rep_fail("no QP index %d", i);
-		return false;
-	}
-	return true;
-}
-
 /* The GRH area of a UD receive: IPv4: 20 zero bytes, then the IPv4 header
  * (version/IHL 0x45, protocol UDP, source = the sender, destination = us);
  * IPv6: the IPv6 header (version 6, next header UDP, the two GIDs). */
 static void check_grh(const uint8_t *g)
 {
 	if (!v6) {
-		int64_t i = check_byte(g, 20, 0);
+		int64_t i = pmrt_check_byte(g, 20, 0);
 
 		if (i >= 0) {
-			rep_fail("GRH byte %" PRId64 " is %#x, expected 0", i, g[i]);
+			pmrt_rep_fail("GRH byte %" PRId64 " is %#x, expected 0", i, g[i]);
 			return;
 		}
 		g += 20;
 		if (g[0] != 0x45 || g[9] != 17 || memcmp(g + 12, peer_gid + 12, 4) ||
 		    memcmp(g + 16, my_gid + 12, 4))
-			rep_fail("GRH area: IPv4 header %02x ... proto %u src "
+			pmrt_rep_fail("GRH area: IPv4 header %02x ... proto %u src "
 				 "%u.%u.%u.%u dst %u.%u.%u.%u (expected 0x45, 17, "
 				 "%s -> us)", g[0], g[9], g[12], g[13], g[14],
 				 g[15], g[16], g[17], g[18], g[19], peer_ip);
@@ -503,7 +284,7 @@ static void check_grh(const uint8_t *g)
 
 		inet_ntop(AF_INET6, g + 8, s, sizeof(s));
 		inet_ntop(AF_INET6, g + 24, d, sizeof(d));
-		rep_fail("GRH area: IPv6 header version %u next header %u src %s "
+		pmrt_rep_fail("GRH area: IPv6 header version %u next header %u src %s "
 			 "dst %s (expected 6, 17, %s -> us)", g[0] >> 4, g[6], s,
 			 d, peer_ip);
 	}
@@ -515,42 +296,24 @@ static void srv_expect_recv(const struct cmd *c)
 	const uint8_t *p;
 	uint64_t dlen;
 
-	if (!qp_ok(c->qp))
+	if (!pmrt_qp_index_ok(nqps, c->qp))
 		return;
 	if (!take_wc(qps[c->qp]->qp_num, &wc, WAIT_NS)) {
-		rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
+		pmrt_rep_fail("no receive completion on QP %#x (wr_id %" PRIu64 ")",
 			 qps[c->qp]->qp_num, c->wr_id);
 		return;
 	}
-	if (wc.wr_id != c->wr_id || (int)wc.status != c->status) {
-		rep_fail("recv wc: wr_id %" PRIu64 " status %s, expected wr_id %"
-			 PRIu64 " status %s", wc.wr_id,
-			 pmr_wc_status_str(wc.status), c->wr_id,
-			 pmr_wc_status_str((enum pmr_wc_status)c->status));
+	if (!pmrt_recv_wc_ok(&wc, c->wr_id, c->status, c->opcode, c->byte_len,
+			     c->has_imm, c->imm))
 		return;
-	}
-	if (wc.status != PMR_WC_SUCCESS)
-		return;
-	if ((int)wc.opcode != c->opcode || wc.byte_len != c->byte_len) {
-		rep_fail("recv wc: opcode %d byte_len %u, expected %d / %u",
-			 wc.opcode, wc.byte_len, c->opcode, c->byte_len);
-		return;
-	}
-	if (c->has_imm != !!(wc.wc_flags & PMR_WC_WITH_IMM) ||
-	    (c->has_imm && ntohl(wc.imm_data) != c->imm)) {
-		rep_fail("recv wc: wc_flags %#x imm %#x, expected imm %s %#x",
-			 wc.wc_flags, ntohl(wc.imm_data),
-			 c->has_imm ? "yes" : "no", c->imm);
-		return;
-	}
 	if (c->ud) {
 		if (!(wc.wc_flags & PMR_WC_GRH)) {
-			rep_fail("UD recv wc: PMR_WC_GRH not set (wc_flags %#x)",
+			pmrt_rep_fail("UD recv wc: PMR_WC_GRH not set (wc_flags %#x)",
 				 wc.wc_flags);
 			return;
 		}
 		if (wc.src_qp != c->src_qp) {
-			rep_fail("UD recv wc: src_qp %#x, expected %#x", wc.src_qp,
+			pmrt_rep_fail("UD recv wc: src_qp %#x, expected %#x", wc.src_qp,
 				 c->src_qp);
 			return;
 		}
@@ -563,18 +326,18 @@ static void srv_expect_recv(const struct cmd *c)
 	p = buf + c->off + (c->ud ? GRH : 0);
 	dlen = c->opcode == PMR_WC_RECV ? c->byte_len - (c->ud ? GRH : 0) : 0;
 	{
-		int64_t i = check_pat(p, dlen, c->seed);
+		int64_t i = pmrt_check_pat(p, dlen, c->seed, 0);
 
 		if (i >= 0) {
-			rep_fail("recv data byte %" PRId64 " is %#x, expected %#x",
-				 i, p[i], pat(c->seed, (uint64_t)i));
+			pmrt_rep_fail("recv data byte %" PRId64 " is %#x, expected %#x",
+				 i, p[i], pmrt_pat(c->seed, (uint64_t)i));
 			return;
 		}
 		uint64_t used = (c->ud ? GRH : 0) + dlen;
 
-		i = check_byte(buf + c->off + used, c->len - used, CANARY);
+		i = pmrt_check_byte(buf + c->off + used, c->len - used, CANARY);
 		if (i >= 0)
-			rep_fail("recv buffer byte %" PRIu64 " past the message "
+			pmrt_rep_fail("recv buffer byte %" PRIu64 " past the message "
 				 "overwritten (%#x)", used + (uint64_t)i,
 				 buf[c->off + used + (uint64_t)i]);
 	}
@@ -585,7 +348,7 @@ static void srv_setup(const struct cmd *c)
 	if (nqps)
 		qps_destroy();
 	if (c->nqp == 0 || c->nqp > MAXQP) {
-		rep_fail("bad nqp %u", c->nqp);
+		pmrt_rep_fail("bad nqp %u", c->nqp);
 		return;
 	}
 	nstash = 0;
@@ -605,9 +368,10 @@ static void server_loop(void)
 {
 	struct cmd c;
 
+	pmrt_rep_bind(&rep.ok, rep.text, sizeof(rep.text));
 	for (;;) {
-		if (!ctl_read(&c, sizeof(c)))
-			die("control socket closed without QUIT");
+		if (!pmrt_ctl_read(&c, sizeof(c)))
+			pmrt_die("control socket closed without QUIT");
 		memset(&rep, 0, sizeof(rep));
 		rep.ok = 1;
 		rep.buf = (uintptr_t)buf;
@@ -621,7 +385,7 @@ static void server_loop(void)
 			struct pmr_recv_wr wr, *bad;
 			int r;
 
-			if (!qp_ok(c.qp) || !region_ok(c.off, c.len))
+			if (!pmrt_qp_index_ok(nqps, c.qp) || !pmrt_region_ok(BUF_SIZE, c.off, c.len))
 				break;
 			memset(buf + c.off, CANARY, c.len);
 			sg.addr = (uintptr_t)(buf + c.off);
@@ -633,19 +397,19 @@ static void server_loop(void)
 			wr.num_sge = 1;
 			r = pmr_post_recv(qps[c.qp], &wr, &bad);
 			if (r)
-				rep_fail("post_recv: %s", strerror(r));
+				pmrt_rep_fail("post_recv: %s", strerror(r));
 			break;
 		}
 		case C_EXPECT_RECV:
 			srv_expect_recv(&c);
 			break;
 		case C_EXPECT_NONE: {
-			uint64_t end = now_ns() + (uint64_t)c.ms * 1000000ull;
+			uint64_t end = pmrt_now_ns() + (uint64_t)c.ms * 1000000ull;
 
-			while (now_ns() < end)
+			while (pmrt_now_ns() < end)
 				poll_into_stash();
 			if (nstash)
-				rep_fail("unexpected completion: QP %#x wr_id %"
+				pmrt_rep_fail("unexpected completion: QP %#x wr_id %"
 					 PRIu64 " status %s opcode %d byte_len %u",
 					 stash[0].qp_num, stash[0].wr_id,
 					 pmr_wc_status_str(stash[0].status),
@@ -653,29 +417,29 @@ static void server_loop(void)
 			break;
 		}
 		case C_FILL:
-			if (region_ok(c.off, c.len))
-				fill_pat(buf + c.off, c.len, c.seed);
+			if (pmrt_region_ok(BUF_SIZE, c.off, c.len))
+				pmrt_fill_pat(buf + c.off, c.len, c.seed, 0);
 			break;
 		case C_CANARY:
-			if (region_ok(c.off, c.len))
+			if (pmrt_region_ok(BUF_SIZE, c.off, c.len))
 				memset(buf + c.off, CANARY, c.len);
 			break;
 		case C_VERIFY: {
 			int64_t i;
 
-			if (!region_ok(c.off, c.len + c.guard))
+			if (!pmrt_region_ok(BUF_SIZE, c.off, c.len + c.guard))
 				break;
-			i = check_pat(buf + c.off, c.len, c.seed);
+			i = pmrt_check_pat(buf + c.off, c.len, c.seed, 0);
 			if (i >= 0) {
-				rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %"
+				pmrt_rep_fail("verify %" PRIu64 "+%" PRIu64 ": byte %"
 					 PRId64 " is %#x, expected %#x", c.off,
 					 c.len, i, buf[c.off + (uint64_t)i],
-					 pat(c.seed, (uint64_t)i));
+					 pmrt_pat(c.seed, (uint64_t)i));
 				break;
 			}
-			i = check_byte(buf + c.off + c.len, c.guard, CANARY);
+			i = pmrt_check_byte(buf + c.off + c.len, c.guard, CANARY);
 			if (i >= 0)
-				rep_fail("verify: guard byte %" PRId64
+				pmrt_rep_fail("verify: guard byte %" PRId64
 					 " overwritten (%#x)", i,
 					 buf[c.off + c.len + (uint64_t)i]);
 			break;
@@ -683,11 +447,11 @@ static void server_loop(void)
 		case C_CHECK_BYTE: {
 			int64_t i;
 
-			if (!region_ok(c.off, c.len))
+			if (!pmrt_region_ok(BUF_SIZE, c.off, c.len))
 				break;
-			i = check_byte(buf + c.off, c.len, c.byte);
+			i = pmrt_check_byte(buf + c.off, c.len, c.byte);
 			if (i >= 0)
-				rep_fail("region %" PRIu64 "+%" PRIu64 ": byte %"
+				pmrt_rep_fail("region %" PRIu64 "+%" PRIu64 ": byte %"
 					 PRId64 " is %#x, expected %#x (written "
 					 "to?)", c.off, c.len, i,
 					 buf[c.off + (uint64_t)i], c.byte);
@@ -704,20 +468,20 @@ static void server_loop(void)
 
 			if (nqps)
 				qps_destroy();
-			ctl_write(&rep, sizeof(rep));
-			fcntl(ctl, F_SETFL, 0);
-			while (read(ctl, &b, 1) > 0)
+			pmrt_ctl_write(&rep, sizeof(rep));
+			fcntl(pmrt_ctl, F_SETFL, 0);
+			while (read(pmrt_ctl, &b, 1) > 0)
 				;
 			return;
 		}
 		default:
-			rep_fail("unknown command %u", c.type);
+			pmrt_rep_fail("unknown command %u", c.type);
 			break;
 		}
 		if (!rep.ok)
 			fprintf(stderr, "server: command %u failed: %s\n", c.type,
 				rep.text);
-		ctl_write(&rep, sizeof(rep));
+		pmrt_ctl_write(&rep, sizeof(rep));
 	}
 }
 
@@ -726,32 +490,10 @@ static void server_loop(void)
  * ==========================================================================*/
 
 static struct reply srv;
-static char failmsg[512];
 static uint32_t psn_base = 0x000100;
 
-#define FAIL(...) do { \
-	snprintf(failmsg, sizeof(failmsg), __VA_ARGS__); \
-	return -1; \
-} while (0)
-#define TRY(x) do { if ((x) != 0) return -1; } while (0)
-
-/* Put "FMT..." in front of failmsg. */
-static void fail_prefix(const char *fmt, ...)
-{
-	char pfx[200];
-	va_list ap;
-	size_t n, m = strlen(failmsg);
-
-	va_start(ap, fmt);
-	vsnprintf(pfx, sizeof(pfx), fmt, ap);
-	va_end(ap);
-	n = strlen(pfx);
-	if (n + m + 1 > sizeof(failmsg))
-		m = sizeof(failmsg) - n - 1;
-	memmove(failmsg + n, failmsg, m);
-	memcpy(failmsg, pfx, n);
-	failmsg[n + m] = '\0';
-}
+#define FAIL PMRT_FAIL
+#define TRY PMRT_TRY
 
 static int srv_cmd(struct cmd *c, struct reply *r)
 {
@@ -759,12 +501,8 @@ static int srv_cmd(struct cmd *c, struct reply *r)
 
 	if (r == NULL)
 		r = &tmp;
-	ctl_write(c, sizeof(*c));
-	if (!ctl_read(r, sizeof(*r)))
-		die("server closed the control socket");
-	if (!r->ok)
-		FAIL("server (command %u): %s", c->type, r->text);
-	return 0;
+	pmrt_ctl_xchg(c, sizeof(*c), r, sizeof(*r));
+	return pmrt_reply_check(r->ok, c->type, r->text);
 }
 
 static void cmd_init(struct cmd *c, uint32_t type)
@@ -938,14 +676,14 @@ static int ud_one(int q, int sq, uint32_t len, bool imm)
 	uint64_t roff = 65536 * (uint64_t)(sq + 1);
 	uint64_t rlen = (uint64_t)mtu + GRH + 256;
 
-	fill_pat(buf, len, seed);
+	pmrt_fill_pat(buf, len, seed, 0);
 	TRY(s_post_recv(sq, id, roff, rlen));
 	TRY(post(qps[q], id, imm ? PMR_WR_SEND_WITH_IMM : PMR_WR_SEND, 0, len,
 		 0, 0, ahs[sq], srv.qpn[sq], QKEY, 0xA0000000u | (uint32_t)id));
 	TRY(expect_wc(qps[q], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
 	if (s_expect_recv(sq, id, PMR_WC_RECV, len + GRH, true, qps[q]->qp_num,
 			  imm, 0xA0000000u | (uint32_t)id, seed, roff, rlen)) {
-		fail_prefix("UD %s of %u bytes: ",
+		pmrt_fail_prefix("UD %s of %u bytes: ",
 			 imm ? "SEND_WITH_IMM" : "SEND", len);
 		return -1;
 	}
@@ -965,7 +703,7 @@ static int case_ud_sizes(void)
 
 static int qkey_fail(void)
 {
-	fail_prefix("wrong Q_Key: ");
+	pmrt_fail_prefix("wrong Q_Key: ");
 	return -1;
 }
 
@@ -979,7 +717,7 @@ static int case_ud_qkey(void)
 	TRY(setup(PMR_QPT_UD, 1, 1));
 	TRY(s_post_recv(0, id, roff, rlen));
 	TRY(s_stats(&a));
-	fill_pat(buf, len, seed);
+	pmrt_fill_pat(buf, len, seed, 0);
 	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, ahs[0], srv.qpn[0],
 		 QKEY ^ 0x5a5a, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
@@ -1010,9 +748,9 @@ static int case_ud_too_big(void)
 	TRY(post(qps[0], id, PMR_WR_SEND, 0, (uint32_t)mtu + 1, 0, 0, ahs[0],
 		 srv.qpn[0], QKEY, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_LOC_LEN_ERR, PMR_WC_SEND, -1));
-	if (qp_state(qps[0]) != PMR_QPS_SQE)
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQE)
 		FAIL("after LOC_LEN_ERR the UD QP is in state %d, not SQE (%d)",
-		     qp_state(qps[0]), PMR_QPS_SQE);
+		     pmrt_qp_state(qps[0]), PMR_QPS_SQE);
 	TRY(s_expect_none(200));
 	/* SQE -> RTS recovers the send queue */
 	memset(&a, 0, sizeof(a));
@@ -1044,7 +782,7 @@ static int case_uc_send(void)
 			uint64_t id = wr_seq++;
 			uint32_t seed = (uint32_t)id * 13u, len = sizes[i];
 
-			fill_pat(buf, len, seed);
+			pmrt_fill_pat(buf, len, seed, 0);
 			TRY(s_post_recv(0, id, 65536, 65536));
 			TRY(post(qps[0], id, imm ? PMR_WR_SEND_WITH_IMM :
 				 PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0,
@@ -1053,7 +791,7 @@ static int case_uc_send(void)
 			if (s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, imm,
 					  0xB0000000u | (uint32_t)id, seed, 65536,
 					  65536)) {
-				fail_prefix("UC SEND%s of %u "
+				pmrt_fail_prefix("UC SEND%s of %u "
 					 "bytes: ", imm ? "_WITH_IMM" : "", len);
 				return -1;
 			}
@@ -1072,7 +810,7 @@ static int case_uc_write(void)
 			uint64_t id = wr_seq++;
 			uint32_t seed = (uint32_t)id * 17u, len = sizes[i];
 
-			fill_pat(buf, len, seed);
+			pmrt_fill_pat(buf, len, seed, 0);
 			TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
 			if (imm)
 				TRY(s_post_recv(0, id, 65536, 256));
@@ -1085,7 +823,7 @@ static int case_uc_write(void)
 						 len, false, 0, 1,
 						 0xC0000000u | (uint32_t)id, 0,
 						 65536, 256)) {
-				fail_prefix("UC WRITE_WITH_IMM of "
+				pmrt_fail_prefix("UC WRITE_WITH_IMM of "
 					 "%u bytes: ", len);
 				return -1;
 			}
@@ -1094,7 +832,7 @@ static int case_uc_write(void)
 				TRY(s_expect_none(50));
 			}
 			if (s_region(C_VERIFY, toff, len, seed, 64)) {
-				fail_prefix("UC WRITE%s of %u "
+				pmrt_fail_prefix("UC WRITE%s of %u "
 					 "bytes: ", imm ? "_WITH_IMM" : "", len);
 				return -1;
 			}
@@ -1110,7 +848,7 @@ static int case_uc_norecv(void)
 
 	TRY(setup(PMR_QPT_UC, 1, 1));
 	TRY(s_stats(&a));
-	fill_pat(buf, len, seed);
+	pmrt_fill_pat(buf, len, seed, 0);
 	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
 	TRY(s_expect_none(300));
@@ -1123,13 +861,13 @@ static int case_uc_norecv(void)
 	/* a later message with a receive posted arrives fine */
 	id = wr_seq++;
 	seed = 100;
-	fill_pat(buf, len, seed);
+	pmrt_fill_pat(buf, len, seed, 0);
 	TRY(s_post_recv(0, id, 65536, 65536));
 	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
 	if (s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, 0, 0, seed, 65536,
 			  65536)) {
-		fail_prefix("the SEND after the dropped one: ");
+		pmrt_fail_prefix("the SEND after the dropped one: ");
 		return -1;
 	}
 	return case_end();
@@ -1143,13 +881,13 @@ static int case_uc_badrkey(void)
 
 	TRY(setup(PMR_QPT_UC, 1, 1));
 	TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
-	fill_pat(buf, len, 5);
+	pmrt_fill_pat(buf, len, 5, 0);
 	TRY(post(qps[0], id, PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
 		 srv.rkey ^ 0x00100000u, NULL, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_WRITE, -1));
 	TRY(s_expect_none(300));
 	if (s_region(C_CHECK_BYTE, toff, len + 64, 0, 0)) {
-		fail_prefix("bad rkey: ");
+		pmrt_fail_prefix("bad rkey: ");
 		return -1;
 	}
 	/* the QP still works */
@@ -1174,7 +912,7 @@ static int case_rc_v6(void)
 		uint32_t seed = (uint32_t)id * 7u;
 
 		/* SEND */
-		fill_pat(buf, len, seed);
+		pmrt_fill_pat(buf, len, seed, 0);
 		TRY(s_post_recv(0, id, 65536, 65536));
 		TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
 		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
@@ -1183,7 +921,7 @@ static int case_rc_v6(void)
 		/* WRITE */
 		id = wr_seq++;
 		seed++;
-		fill_pat(buf, len, seed);
+		pmrt_fill_pat(buf, len, seed, 0);
 		TRY(s_region(C_CANARY, toff, len + 64, 0, 0));
 		TRY(post(qps[0], id, PMR_WR_RDMA_WRITE, 0, len, srv.buf + toff,
 			 srv.rkey, NULL, 0, 0, 0));
@@ -1197,8 +935,8 @@ static int case_rc_v6(void)
 		TRY(post(qps[0], id, PMR_WR_RDMA_READ, 65536, len,
 			 srv.buf + 2 * toff, srv.rkey, NULL, 0, 0, 0));
 		TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_RDMA_READ, len));
-		if (check_pat(buf + 65536, len, seed) >= 0 ||
-		    check_byte(buf + 65536 + len, 64, CANARY) >= 0)
+		if (pmrt_check_pat(buf + 65536, len, seed, 0) >= 0 ||
+		    pmrt_check_byte(buf + 65536 + len, 64, CANARY) >= 0)
 			FAIL("RC READ of %u bytes over %s: wrong data", len,
 			     v6 ? "IPv6" : "IPv4");
 	}
@@ -1235,20 +973,20 @@ static int client_run(const bool *sel)
 
 		if (!sel[i])
 			continue;
-		failmsg[0] = '\0';
-		t0 = now_ns();
+		pmrt_failmsg[0] = '\0';
+		t0 = pmrt_now_ns();
 		if (cases[i].fn()) {
 			struct cmd c;
 
 			failed++;
 			printf("FAIL %s (mtu %d): %s\n", cases[i].name, mtu,
-			       failmsg);
+			       pmrt_failmsg);
 			qps_destroy();
 			cmd_init(&c, C_END);
 			srv_cmd(&c, NULL);
 		} else {
 			printf("PASS %s (mtu %d, %.2f s)\n", cases[i].name, mtu,
-			       (double)(now_ns() - t0) / 1e9);
+			       (double)(pmrt_now_ns() - t0) / 1e9);
 		}
 		fflush(stdout);
 	}
@@ -1280,7 +1018,6 @@ int main(int argc, char **argv)
 {
 	const char *role = NULL, *path = NULL;
 	bool sel[NCASES], any = false;
-	struct sockaddr_un sa;
 	int rc = 0;
 
 	memset(sel, 0, sizeof(sel));
@@ -1316,63 +1053,26 @@ int main(int argc, char **argv)
 	}
 	if (role == NULL || path == NULL || peer_ip == NULL)
 		usage();
-	if (strcmp(role, "server") == 0)
+	if (strcmp(role, "server") == 0) {
 		is_server = true;
-	else if (strcmp(role, "client") != 0)
+		pmrt_name = "server";
+	} else if (strcmp(role, "client") != 0)
 		usage();
 	if (!any)   /* the IPv4 cases */
 		for (unsigned int k = 0; k < NCASES; k++)
 			sel[k] = strncmp(cases[k].name, "rc_v6", 5) != 0 &&
 				 strncmp(cases[k].name, "ud_v6", 5) != 0;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		die("control path too long");
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, path);
+	pmrt_ctl_check_path(path);
 
 	dev_open();
 	printf("%s: device %s open, path MTU %d\n", role,
 	       pmr_get_device_name(dev), mtu);
 
-	if (is_server) {
-		int ls = socket(AF_UNIX, SOCK_STREAM, 0);
-		uint64_t end = now_ns() + 60000000000ull;
-
-		unlink(path);
-		if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) ||
-		    listen(ls, 1))
-			die("control socket %s: %s", path, strerror(errno));
-		fcntl(ls, F_SETFL, O_NONBLOCK);
-		while ((ctl = accept(ls, NULL, NULL)) < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				die("accept: %s", strerror(errno));
-			if (now_ns() > end)
-				die("no client within 60 s");
-			progress();
-		}
-		close(ls);
-		unlink(path);
-		fcntl(ctl, F_SETFL, O_NONBLOCK);
+	pmrt_ctl_open(path, is_server);
+	if (is_server)
 		server_loop();
-	} else {
-		uint64_t end = now_ns() + 60000000000ull;
-
-		for (;;) {
-			ctl = socket(AF_UNIX, SOCK_STREAM, 0);
-			if (ctl < 0)
-				die("socket: %s", strerror(errno));
-			if (connect(ctl, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-				break;
-			close(ctl);
-			if (now_ns() > end)
-				die("cannot connect to %s: %s", path,
-				    strerror(errno));
-			progress();
-			usleep(10000);
-		}
-		fcntl(ctl, F_SETFL, O_NONBLOCK);
+	else
 		rc = client_run(sel);
-	}
-	close(ctl);
+	close(pmrt_ctl);
 	return rc;
 }

@@ -14,39 +14,21 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 	exit 77
 fi
 nsa=pmrt-udc-a nsb=pmrt-udc-b
-del_ns() {
-	ip netns del "$nsa" 2>/dev/null
-	ip netns del "$nsb" 2>/dev/null
-}
-del_ns
+veth_del "$nsa" "$nsb"
 logdir=$(mktemp -d /tmp/pmrt-udc-veth.XXXXXX)
 ctl="$logdir/ctl.sock"
 cleanup() {
-	del_ns
+	veth_del "$nsa" "$nsb"
 	rm -rf "$logdir"
 	rm -rf /var/run/dpdk/pmrt-udc-*-$$
 }
 trap cleanup EXIT
 
-set -e
-ip netns add "$nsa"
-ip netns add "$nsb"
-ip link add pmrt-ua netns "$nsa" type veth peer name pmrt-ub netns "$nsb"
-for x in "$nsa:pmrt-ua" "$nsb:pmrt-ub"; do
-	ns=${x%%:*} ifc=${x#*:}
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	ip -n "$ns" link set "$ifc" mtu 9000
-	ip -n "$ns" link set "$ifc" up
-	ip -n "$ns" link set lo up
-done
-set +e
+veth_up "$nsa" "$nsb" pmrt-ua pmrt-ub || exit
 
-afp="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
 run_all "ip netns exec $nsa" "ip netns exec $nsb" \
-	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-ua,$afp" \
-	"$(eal_mem_args "$builddir" c) -l 0 --vdev net_af_packet0,iface=pmrt-ub,$afp" \
+	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-ua,$AFP_ARGS" \
+	"$(eal_mem_args "$builddir" c) -l 0 --vdev net_af_packet0,iface=pmrt-ub,$AFP_ARGS" \
 	"" "" "$ctl"
 fails=$?
 echo "udc veth: $fails failed run(s)"

@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the two-process tests of test/func/ops and test/func/udc
+# (their common.sh): EAL memory arguments, a veth pair between two network
+# namespaces, and running a server (background) / client (foreground) pair
+# that meet on a Unix control socket.
+#
+#   PAIR_PREFIX=pmrt   stem of the --file-prefix of --no-huge runs
+#   PAIR_QUIET=1       drop EAL:/TELEMETRY: lines from the logs shown and
+#                      show the server log only when the pair failed
+#   MEMIF_SOCK=PATH    removed before each run (a memif server that exits
+#                      leaves its socket file behind)
+# The callers set prog (the test binary) and logdir.
+
+srcroot=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+
+# eal_mem_args BUILD_DIR TAG: "--no-pci --in-memory" with hugepages, else
+# --no-huge with 512 MB and a file prefix of its own (--in-memory cannot be
+# combined with --no-huge; two primaries need distinct prefixes).
+eal_mem_args() {
+	local mode
+	mode=$("$srcroot/scripts/eal-args.sh" --mode "$1" 2>/dev/null || echo nohuge)
+	if [ "$mode" = huge ]; then
+		echo "--no-pci --in-memory"
+	else
+		echo "--no-pci --no-huge -m 512 --file-prefix ${PAIR_PREFIX:-pmrt}-$2-$$"
+	fi
+}
+
+# veth_del NS_A NS_B: remove the namespaces (and so the veth pair).
+veth_del() {
+	ip netns del "$1" 2>/dev/null
+	ip netns del "$2" 2>/dev/null
+}
+
+# veth_up NS_A NS_B IF_A IF_B: namespaces NS_A and NS_B joined by a veth
+# pair IF_A / IF_B, MTU 9000, kernel IPv6 off, no addresses (the stack
+# owns them).  @return non-zero on the first failing command.
+veth_up() {
+	local x ns ifc
+	ip netns add "$1" || return
+	ip netns add "$2" || return
+	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" || return
+	for x in "$1:$3" "$2:$4"; do
+		ns=${x%%:*} ifc=${x#*:}
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 &&
+		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1" &&
+		ip -n "$ns" link set "$ifc" mtu 9000 &&
+		ip -n "$ns" link set "$ifc" up &&
+		ip -n "$ns" link set lo up || return
+	done
+}
+
+# the af_packet vdev options of veth runs
+AFP_ARGS="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
+
+pair_filter() {
+	if [ "${PAIR_QUIET:-0}" = 1 ]; then
+		grep -v '^EAL:\|^TELEMETRY:'
+	else
+		cat
+	fi
+}
+
+# pair_run TAG PREFIX_S PREFIX_C EAL_S EAL_C DEV_S DEV_C ARGS_S ARGS_C CTL TIMEOUT
+# PREFIX_*: a command prefix (e.g. "ip netns exec pmrt-a") or empty;
+# ARGS_*: the options of each side besides --role and --ctl; TAG names the
+# logs ($logdir/[TAG.]server.log, client.log; may be empty).
+# @return 0 when both sides exited 0
+pair_run() {
+	local tag=$1 pfx_s=$2 pfx_c=$3 eal_s=$4 eal_c=$5 dev_s=$6 dev_c=$7
+	local args_s=$8 args_c=$9 ctl=${10} t=${11}
+	local lg=$logdir/${tag:+$tag.} spid src=0 crc=0
+
+	rm -f "$ctl"
+	[ -n "${MEMIF_SOCK:-}" ] && rm -f "$MEMIF_SOCK"
+	# shellcheck disable=SC2086
+	env PMR_EAL_ARGS="$eal_s" PMR_DEVICES="$dev_s" \
+		timeout $((t + 20)) $pfx_s "$prog" --role server --ctl "$ctl" \
+		$args_s >"${lg}server.log" 2>&1 &
+	spid=$!
+	# the client starts once the server has its device and control socket
+	for _ in $(seq 1 600); do
+		[ -S "$ctl" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ ! -S "$ctl" ]; then
+		echo "server did not come up:"
+		cat "${lg}server.log"
+		wait "$spid" || true
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	env PMR_EAL_ARGS="$eal_c" PMR_DEVICES="$dev_c" \
+		timeout "$t" $pfx_c "$prog" --role client --ctl "$ctl" \
+		$args_c 2>&1 | pair_filter | tee "${lg}client.log"
+	crc=${PIPESTATUS[0]}
+	if [ "$crc" != 0 ]; then
+		# the server may wait for commands that never come
+		sleep 1
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid" || src=$?
+	if [ "${PAIR_QUIET:-0}" != 1 ] || [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+		echo "---- ${tag:+$tag }server log ----"
+		pair_filter <"${lg}server.log"
+	fi
+	echo "${tag:+==== $tag: }client exit $crc, server exit $src"
+	[ "$crc" = 0 ] && [ "$src" = 0 ]
+}

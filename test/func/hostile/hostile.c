@@ -1,0 +1,1480 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hostile: well-formed but hostile RoCEv2 packets against the engine.
+ *
+ *   hostile --role victim   --ctl PATH   (env PMR_EAL_ARGS, PMR_DEVICES)
+ *   hostile --role attacker --ctl PATH   (env HOSTILE_EAL_ARGS)
+ *
+ * The victim is an ordinary pmrdma process: RC QPs made on request, a UD
+ * QP, a 64 KiB MR with every remote right in the middle of a buffer of
+ * guard bytes (0xA5), and a small MR without remote rights that holds the
+ * receive buffers (each followed by guard bytes).  It keeps the engine
+ * running and answers text commands on a Unix control socket (one line in,
+ * lines out, "END" last).
+ *
+ * The attacker is not a pmrdma device: it runs its own EAL on the memif
+ * client port and sends raw frames built with lib/wire (10.98.0.2 ->
+ * 10.98.0.1), reads the victim's answers with rte_eth_rx_burst (answering
+ * ARP for 10.98.0.2) and checks answers, completions, QP states, async
+ * events, counters and guard bytes over the control socket.
+ *
+ * The attacker exits 0 when every case passed; the victim exits 0 when
+ * told QUIT.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <pmr_verbs.h>
+#include <pmr_roce.h>
+
+#include "wire.h"
+
+#define GUARD_BYTE 0xA5
+#define BIG_SIZE (256u << 10)
+#define MR_OFF (96u << 10)
+#define MR_SIZE (64u << 10)
+#define NR_SIZE (64u << 10)
+#define RSLOT 512u                  /* receive slot: buffer + guard */
+#define RLEN 256u                   /* receive buffer */
+#define NRSLOTS (NR_SIZE / RSLOT - 1)   /* last slot: atomic target */
+#define NRECV 2                     /* receives per RC QP */
+#define UD_QKEY 0x11223344u
+#define MAXQP 64
+#define MAXLOG 4096
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static const char *role = "?";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: FATAL: ", role);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* ======================================================================
+ * victim
+ */
+static struct pmr_context *ctx;
+static struct pmr_pd *pd;
+static struct pmr_cq *cq;
+static uint8_t *big, *nrbuf;
+static struct pmr_mr *mr, *nr_mr;
+static struct pmr_qp *udqp;
+static struct pmr_qp *qps[MAXQP];
+static unsigned int nqps;
+static unsigned int next_slot;
+static struct pmr_wc wlog[MAXLOG];
+static unsigned int nwlog;
+static struct { uint32_t qpn; int type; } elog[MAXLOG];
+static unsigned int nelog;
+static int vfd = -1;
+
+static void vsay(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	for (int off = 0; off < n;) {
+		ssize_t w = write(vfd, line + off, (size_t)(n - off));
+
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			die("control write: %s", strerror(errno));
+		}
+		off += (int)w;
+	}
+}
+
+static void v_engine(void)
+{
+	struct pmr_wc wc[32];
+	struct pmr_async_event ev;
+	int n;
+
+	if (pmr_progress(ctx, 64) < 0)
+		die("pmr_progress");
+	n = pmr_poll_cq(cq, 32, wc);
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	for (int i = 0; i < n && nwlog < MAXLOG; i++)
+		wlog[nwlog++] = wc[i];
+	while (pmr_get_async_event(ctx, &ev) == 0) {
+		if (nelog < MAXLOG) {
+			elog[nelog].qpn = ev.element.qp->qp_num;
+			elog[nelog].type = (int)ev.event_type;
+			nelog++;
+		}
+		printf("victim: async event %s on QP 0x%x\n",
+		       pmr_event_type_str(ev.event_type), ev.element.qp->qp_num);
+		pmr_ack_async_event(&ev);
+	}
+}
+
+static void v_setup(void)
+{
+	struct pmr_device **l;
+	struct pmr_device *dev = NULL;
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp_attr a;
+	int n;
+
+	l = pmr_get_device_list(&n);
+	if (l == NULL || n < 1)
+		die("no pmrdma device");
+	for (int i = 0; i < n; i++)
+		if (strncmp(pmr_get_device_name(l[i]), "pmr_roce", 8) == 0)
+			dev = l[i];
+	if (dev == NULL)
+		die("no pmr_roce device");
+	ctx = pmr_open_device(dev);
+	pmr_free_device_list(l);
+	if (ctx == NULL)
+		die("open_device: %s", strerror(errno));
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	pd = pmr_alloc_pd(ctx);
+	cq = pmr_create_cq(ctx, 8192, NULL, NULL, 0);
+	big = aligned_alloc(4096, BIG_SIZE);
+	nrbuf = aligned_alloc(4096, NR_SIZE);
+	if (pd == NULL || cq == NULL || big == NULL || nrbuf == NULL)
+		die("set-up");
+	memset(big, GUARD_BYTE, BIG_SIZE);
+	memset(nrbuf, GUARD_BYTE, NR_SIZE);
+	mr = pmr_reg_mr(pd, big + MR_OFF, MR_SIZE, PMR_ACCESS_LOCAL_WRITE |
+			PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
+			PMR_ACCESS_REMOTE_ATOMIC);
+	nr_mr = pmr_reg_mr(pd, nrbuf, NR_SIZE, PMR_ACCESS_LOCAL_WRITE);
+	if (mr == NULL || nr_mr == NULL)
+		die("reg_mr: %s", strerror(errno));
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = PMR_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	udqp = pmr_create_qp(pd, &ia);
+	if (udqp == NULL)
+		die("create UD QP: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = UD_QKEY;
+	if (pmr_modify_qp(udqp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
+			  PMR_QP_PORT | PMR_QP_QKEY))
+		die("UD INIT");
+	a.qp_state = PMR_QPS_RTR;
+	if (pmr_modify_qp(udqp, &a, PMR_QP_STATE))
+		die("UD RTR");
+	a.qp_state = PMR_QPS_RTS;
+	a.sq_psn = 0x1234;
+	if (pmr_modify_qp(udqp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN))
+		die("UD RTS");
+}
+
+/* Post one 256-byte receive in the next slot of the small MR. */
+static int v_post_recv(struct pmr_qp *qp, uint64_t *wr_id)
+{
+	struct pmr_sge sg;
+	struct pmr_recv_wr wr, *bad;
+
+	if (next_slot >= NRSLOTS)
+		return -1;
+	sg.addr = (uintptr_t)(nrbuf + next_slot * RSLOT);
+	sg.length = RLEN;
+	sg.lkey = nr_mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	/* wr_id: slot number + 1000 * qpn, unique */
+	wr.wr_id = (uint64_t)qp->qp_num * 1000 + next_slot;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	next_slot++;
+	*wr_id = wr.wr_id;
+	return pmr_post_recv(qp, &wr, &bad);
+}
+
+static struct pmr_qp *v_find(uint32_t qpn)
+{
+	for (unsigned int i = 0; i < nqps; i++)
+		if (qps[i]->qp_num == qpn)
+			return qps[i];
+	return udqp->qp_num == qpn ? udqp : NULL;
+}
+
+static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn)
+{
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp_attr a;
+	struct pmr_qp *qp;
+	uint64_t ids[NRECV];
+
+	if (nqps == MAXQP) {
+		vsay("FAIL too many QPs");
+		return;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = PMR_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = pmr_create_qp(pd, &ia);
+	if (qp == NULL) {
+		vsay("FAIL create_qp %s", strerror(errno));
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
+			    PMR_ACCESS_REMOTE_ATOMIC;
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
+			  PMR_QP_PORT | PMR_QP_ACCESS_FLAGS))
+		die("modify INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTR;
+	a.path_mtu = PMR_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = epsn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.dgid.raw[10] = 0xff;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	inet_pton(AF_INET, "10.98.0.2", &a.ah_attr.grh.dgid.raw[12]);
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
+			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
+			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER))
+		die("modify RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	a.sq_psn = sqpsn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
+			  PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
+			  PMR_QP_MAX_QP_RD_ATOMIC))
+		die("modify RTS");
+	for (int i = 0; i < NRECV; i++)
+		if (v_post_recv(qp, &ids[i]))
+			die("post_recv");
+	qps[nqps++] = qp;
+	vsay("OK %u %" PRIu64 " %" PRIu64, qp->qp_num, ids[0], ids[1]);
+}
+
+static void v_stats(void)
+{
+	struct pmr_roce_port_stats s;
+
+	if (pmr_roce_port_stats(ctx->device, &s)) {
+		vsay("FAIL port_stats");
+		return;
+	}
+#define S(f) vsay("STAT " #f " %" PRIu64, s.f)
+	S(rx_pkts); S(tx_pkts); S(tx_drops); S(rx_drop_not_roce);
+	S(rx_drop_malformed); S(rx_drop_icrc); S(rx_drop_unknown_qp);
+	S(rx_drop_state); S(rx_drop_qkey); S(rx_drop_no_recv);
+	S(nak_seq_tx); S(nak_inv_tx); S(nak_acc_tx); S(nak_op_tx);
+	S(nak_rnr_tx); S(nak_seq_rx); S(nak_inv_rx); S(nak_acc_rx);
+	S(dup_requests); S(out_of_seq); S(retransmits); S(timeouts);
+#undef S
+}
+
+/* Bytes that must still hold the guard pattern: the big buffer outside
+ * the MR (and inside: nothing here may legitimately write it), and the
+ * small MR outside the first RLEN bytes of each receive slot. */
+static void v_guards(void)
+{
+	uint64_t bad_out = 0, bad_mr = 0, bad_nr = 0;
+	int64_t first = -1;
+
+	for (uint32_t i = 0; i < BIG_SIZE; i++) {
+		if (big[i] == GUARD_BYTE)
+			continue;
+		if (i >= MR_OFF && i < MR_OFF + MR_SIZE)
+			bad_mr++;
+		else
+			bad_out++;
+		if (first < 0)
+			first = i;
+	}
+	for (uint32_t i = 0; i < NR_SIZE; i++)
+		if (i % RSLOT >= RLEN && nrbuf[i] != GUARD_BYTE)
+			bad_nr++;
+	vsay("OK %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64, bad_out,
+	     bad_mr, bad_nr, first);
+}
+
+static void v_cmd(char *line)
+{
+	unsigned int a1, a2, a3;
+
+	if (strcmp(line, "INFO") == 0) {
+		vsay("OK %" PRIu64 " %u %u %" PRIu64 " %u %u %u",
+		     (uint64_t)(uintptr_t)mr->addr, mr->rkey, MR_SIZE,
+		     (uint64_t)(uintptr_t)nr_mr->addr, nr_mr->rkey,
+		     udqp->qp_num, UD_QKEY);
+	} else if (sscanf(line, "NEWRC %u %u %u", &a1, &a2, &a3) == 3) {
+		v_newrc(a1, a2, a3);
+	} else if (strcmp(line, "UDRECV") == 0) {
+		uint64_t id;
+
+		if (v_post_recv(udqp, &id))
+			vsay("FAIL post_recv");
+		else
+			vsay("OK %" PRIu64, id);
+	} else if (sscanf(line, "STATE %u", &a1) == 1) {
+		struct pmr_qp *qp = v_find(a1);
+		struct pmr_qp_attr a;
+		struct pmr_qp_init_attr ia;
+
+		if (qp == NULL || pmr_query_qp(qp, &a, PMR_QP_STATE, &ia))
+			vsay("FAIL no QP");
+		else
+			vsay("OK %d", (int)a.qp_state);
+	} else if (strcmp(line, "WCS") == 0) {
+		for (unsigned int i = 0; i < nwlog; i++)
+			vsay("WC %u %" PRIu64 " %d %d %u", wlog[i].qp_num,
+			     wlog[i].wr_id, (int)wlog[i].status,
+			     (int)wlog[i].opcode, wlog[i].byte_len);
+	} else if (strcmp(line, "EVS") == 0) {
+		for (unsigned int i = 0; i < nelog; i++)
+			vsay("EV %u %d", elog[i].qpn, elog[i].type);
+	} else if (strcmp(line, "STATS") == 0) {
+		v_stats();
+	} else if (strcmp(line, "GUARDS") == 0) {
+		v_guards();
+	} else if (strcmp(line, "QUIT") == 0) {
+		vsay("OK");
+		vsay("END");
+		printf("victim: quit\n");
+		fflush(stdout);
+		exit(0);
+	} else {
+		vsay("FAIL unknown command");
+	}
+	vsay("END");
+}
+
+static _Noreturn void victim(const char *path)
+{
+	struct sockaddr_un sa;
+	char buf[4096];
+	size_t have = 0;
+	int lfd;
+
+	v_setup();
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		die("control socket %s: %s", path, strerror(errno));
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	printf("victim: ready, UD QP 0x%x, MR rkey 0x%x at %p\n",
+	       udqp->qp_num, mr->rkey, mr->addr);
+	fflush(stdout);
+	for (;;) {
+		v_engine();
+		if (vfd < 0) {
+			vfd = accept(lfd, NULL, NULL);
+			if (vfd >= 0)
+				fcntl(vfd, F_SETFL, O_NONBLOCK);
+			continue;
+		}
+		ssize_t n = read(vfd, buf + have, sizeof(buf) - 1 - have);
+
+		if (n == 0)
+			die("control socket closed");
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			die("control read: %s", strerror(errno));
+		}
+		have += (size_t)n;
+		for (;;) {
+			char *nl = memchr(buf, '\n', have);
+
+			if (nl == NULL)
+				break;
+			*nl = 0;
+			/* let answers and completions settle first */
+			for (int i = 0; i < 4; i++)
+				v_engine();
+			v_cmd(buf);
+			have -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, have);
+		}
+	}
+}
+
+/* ======================================================================
+ * attacker
+ */
+static const uint8_t vmac[6] = { 0x02, 0, 0, 0x98, 0, 0x01 };
+static const uint8_t amac[6] = { 0x02, 0, 0, 0x98, 0, 0x02 };
+static uint8_t vgid[16] = { [10] = 0xff, [11] = 0xff, 10, 98, 0, 1 };
+static uint8_t agid[16] = { [10] = 0xff, [11] = 0xff, 10, 98, 0, 2 };
+static struct rte_mempool *pool;
+static int cfd = -1;
+static FILE *cin;
+static int fails;
+static uint64_t mr_va, nr_va;
+static uint32_t mr_rkey, mr_len, nr_rkey, ud_qpn, ud_qkey;
+
+struct ans {
+	uint8_t opcode, syn;
+	uint32_t psn, dqpn, plen, msn;
+	uint64_t orig;
+	bool out_of_mr;     /* READ response: bytes not from the MR's pattern */
+};
+static struct ans ans[1024];
+static unsigned int nans;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("    check failed: " __VA_ARGS__); \
+		printf("  [%s]\n", #cond); \
+		bad++; \
+	} \
+} while (0)
+
+/* ---- control ---- */
+
+static char rlines[512][160];
+static unsigned int nrl;
+
+/* Send a command; collect reply lines up to END.  @return the first line. */
+static const char *ctl(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(cfd, line, (size_t)n) != n)
+		die("control write");
+	nrl = 0;
+	for (;;) {
+		char r[160];
+
+		if (fgets(r, sizeof(r), cin) == NULL)
+			die("control socket closed (victim died?) after %.*s",
+			    n - 1, line);
+		r[strcspn(r, "\n")] = 0;
+		if (strcmp(r, "END") == 0)
+			break;
+		if (nrl < 512)
+			snprintf(rlines[nrl++], sizeof(rlines[0]), "%s", r);
+	}
+	return nrl ? rlines[0] : "";
+}
+
+static uint64_t stat_of(const char *name)
+{
+	char pfx[64];
+	int n = snprintf(pfx, sizeof(pfx), "STAT %s ", name);
+
+	for (unsigned int i = 0; i < nrl; i++)
+		if (strncmp(rlines[i], pfx, (size_t)n) == 0)
+			return strtoull(rlines[i] + n, NULL, 10);
+	die("no counter %s", name);
+	return 0;
+}
+
+struct stats { uint64_t v[32]; };
+static const char *stat_names[] = {
+	"rx_drop_not_roce", "rx_drop_malformed", "rx_drop_icrc",
+	"rx_drop_unknown_qp", "rx_drop_state", "rx_drop_qkey",
+	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
+	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx", NULL,
+};
+
+static struct stats get_stats(void)
+{
+	struct stats s;
+
+	ctl("STATS");
+	for (int i = 0; stat_names[i]; i++)
+		s.v[i] = stat_of(stat_names[i]);
+	return s;
+}
+
+static uint64_t sdiff(const struct stats *a, const struct stats *b,
+		      const char *name)
+{
+	for (int i = 0; stat_names[i]; i++)
+		if (strcmp(stat_names[i], name) == 0)
+			return b->v[i] - a->v[i];
+	die("no counter %s", name);
+	return 0;
+}
+
+static int qp_state_of(uint32_t qpn)
+{
+	const char *r = ctl("STATE %u", qpn);
+
+	return strncmp(r, "OK ", 3) == 0 ? atoi(r + 3) : -1;
+}
+
+struct wcrec { uint64_t wr_id; int status, opcode; uint32_t len; };
+
+static unsigned int wcs_of(uint32_t qpn, struct wcrec *w, unsigned int max)
+{
+	unsigned int k = 0;
+
+	ctl("WCS");
+	for (unsigned int i = 0; i < nrl; i++) {
+		unsigned int q, len;
+		uint64_t id;
+		int st, op;
+
+		if (sscanf(rlines[i], "WC %u %" SCNu64 " %d %d %u", &q, &id,
+			   &st, &op, &len) == 5 && q == qpn && k < max) {
+			w[k].wr_id = id;
+			w[k].status = st;
+			w[k].opcode = op;
+			w[k].len = len;
+			k++;
+		}
+	}
+	return k;
+}
+
+static unsigned int evs_of(uint32_t qpn, int *types, unsigned int max)
+{
+	unsigned int k = 0;
+
+	ctl("EVS");
+	for (unsigned int i = 0; i < nrl; i++) {
+		unsigned int q;
+		int t;
+
+		if (sscanf(rlines[i], "EV %u %d", &q, &t) == 2 && q == qpn &&
+		    k < max)
+			types[k++] = t;
+	}
+	return k;
+}
+
+/* guards intact: nothing outside the MR, nothing in it, no receive guard */
+static int guards_bad(void)
+{
+	const char *r = ctl("GUARDS");
+	uint64_t o, m, n;
+	int64_t first;
+
+	if (sscanf(r, "OK %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNd64,
+		   &o, &m, &n, &first) != 4)
+		return 1;
+	if (o || m || n)
+		printf("    guards: %" PRIu64 " bytes outside the MR, %" PRIu64
+		       " inside, %" PRIu64 " after receive buffers changed "
+		       "(first at big+%" PRId64 ")\n", o, m, n, first);
+	return o || m || n;
+}
+
+/* ---- frames ---- */
+
+static uint16_t port_id;
+
+static void rx_drain(uint64_t ms);
+
+static void tx_frame(struct rte_mbuf *m)
+{
+	uint64_t end = now_ns() + 1000000000ull;
+
+	while (rte_eth_tx_burst(port_id, 0, &m, 1) == 0) {
+		if (now_ns() > end)
+			die("tx ring stuck");
+		rx_drain(0);
+	}
+}
+
+static void build_base(struct wire_build *b, uint8_t opcode, uint32_t dqpn,
+		       uint32_t psn)
+{
+	wire_build_init(b);
+	memcpy(b->dmac, vmac, 6);
+	memcpy(b->smac, amac, 6);
+	memcpy(b->sgid, agid, 16);
+	memcpy(b->dgid, vgid, 16);
+	b->sport = 0xC123;
+	b->opcode = opcode;
+	b->dqpn = dqpn;
+	b->psn = psn;
+	b->ackreq = true;
+}
+
+/* Build *b with plen payload bytes of value fill; corrupt: flip the ICRC. */
+static void send_pkt(struct wire_build *b, uint32_t plen, uint8_t fill,
+		     bool corrupt)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+	int hl, len;
+
+	if (m == NULL)
+		die("no mbuf");
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	b->payload_len = plen;
+	hl = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), b);
+	if (hl < 0)
+		die("wire_build_hdrs: %s", wire_err_str(hl));
+	memset(f + hl, fill, plen);
+	len = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl + plen);
+	if (len < 0)
+		die("wire_build_finish: %s", wire_err_str(len));
+	if (corrupt)
+		f[len - 1] ^= 0x5A;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	tx_frame(m);
+}
+
+static void arp_reply(const uint8_t *f)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *o;
+
+	if (m == NULL)
+		return;
+	o = rte_pktmbuf_mtod(m, uint8_t *);
+	memset(o, 0, 60);
+	memcpy(o, f + 6, 6);
+	memcpy(o + 6, amac, 6);
+	o[12] = 0x08; o[13] = 0x06;
+	o[14] = 0; o[15] = 1; o[16] = 0x08; o[17] = 0; o[18] = 6; o[19] = 4;
+	o[20] = 0; o[21] = 2;
+	memcpy(o + 22, amac, 6);
+	memcpy(o + 28, agid + 12, 4);
+	memcpy(o + 32, f + 22, 6);      /* target: the asker */
+	memcpy(o + 38, f + 28, 4);
+	m->data_len = m->pkt_len = 60;
+	tx_frame(m);
+}
+
+/* Receive for ms milliseconds: record RoCE answers, answer ARP. */
+static void rx_drain(uint64_t ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+
+	do {
+		struct rte_mbuf *m[32];
+		uint16_t n = rte_eth_rx_burst(port_id, 0, m, 32);
+
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
+			struct wire_pkt p;
+
+			if (m[i]->data_len >= 42 && f[12] == 0x08 &&
+			    f[13] == 0x06) {
+				if (f[21] == 1 && memcmp(f + 38, agid + 12, 4) == 0)
+					arp_reply(f);
+			} else if (wire_parse(f, m[i]->data_len, 0, &p) == 0 &&
+				   nans < 1024) {
+				struct ans *a = &ans[nans++];
+				const struct wire_aeth *ae =
+					wire_pkt_hdr(f, &p, WIRE_HDR_AETH);
+				const struct wire_atmack *am =
+					wire_pkt_hdr(f, &p, WIRE_HDR_ATMACK);
+
+				memset(a, 0, sizeof(*a));
+				a->opcode = p.opcode;
+				a->psn = p.psn;
+				a->dqpn = p.dqpn;
+				a->plen = p.payload_len;
+				if (ae) {
+					a->syn = wire_aeth_syn(ae);
+					a->msn = wire_aeth_msn(ae);
+				}
+				if (am)
+					a->orig = wire_atmack_orig(am);
+				for (uint32_t k = 0; k < p.payload_len; k++)
+					if (f[p.payload_off + k] != GUARD_BYTE)
+						a->out_of_mr = true;
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+	} while (now_ns() < end);
+}
+
+static void ans_clear(void)
+{
+	rx_drain(0);
+	nans = 0;
+}
+
+/* Answers to our QP dqpn with this opcode (and syndrome, if syn >= 0). */
+static unsigned int ans_count(uint32_t dqpn, int opcode, int syn)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == dqpn && (opcode < 0 || ans[i].opcode == opcode) &&
+		    (syn < 0 || ans[i].syn == syn))
+			k++;
+	return k;
+}
+
+static void ans_dump(void)
+{
+	for (unsigned int i = 0; i < nans; i++)
+		printf("    answer: opcode 0x%02x syn 0x%02x psn 0x%06x to QP 0x%x, "
+		       "%u bytes\n", ans[i].opcode, ans[i].syn, ans[i].psn,
+		       ans[i].dqpn, ans[i].plen);
+	ctl("STATS");
+	for (unsigned int i = 0; i < nrl; i++)
+		if (strncmp(rlines[i], "STAT ", 5) == 0 &&
+		    strcmp(rlines[i] + strlen(rlines[i]) - 2, " 0") != 0)
+			printf("    victim %s\n", rlines[i]);
+}
+
+/* ---- a fresh victim QP ---- */
+
+struct vqp {
+	uint32_t qpn;      /* victim's */
+	uint32_t dqpn;     /* ours (fake) */
+	uint32_t epsn;     /* its expected PSN */
+	uint32_t sqpsn;    /* its send PSN */
+	uint64_t rid[NRECV];
+};
+
+static uint32_t fake_qpn = 0x100;
+
+static struct vqp new_qp(uint32_t epsn)
+{
+	struct vqp q;
+	const char *r;
+	uint32_t sq = (epsn * 7 + 0x51) & WIRE_PSN_MASK;
+
+	q.dqpn = fake_qpn++;
+	q.epsn = epsn;
+	q.sqpsn = sq;
+	r = ctl("NEWRC %u %u %u", q.dqpn, epsn, sq);
+	if (sscanf(r, "OK %u %" SCNu64 " %" SCNu64, &q.qpn, &q.rid[0],
+		   &q.rid[1]) != 3)
+		die("NEWRC: %s", r);
+	ans_clear();
+	return q;
+}
+
+enum { ST_RTS = PMR_QPS_RTS, ST_ERR = PMR_QPS_ERR };
+
+/*
+ * The common end of a fatal case: exactly one NAK with syndrome syn for
+ * psn, the QP in ERR with async event ev (-1: none expected), every
+ * posted receive completed exactly once (FLUSH, or first_status for the
+ * first), guards intact.  @return failed checks.
+ */
+static int expect_fatal(const struct vqp *q, uint8_t syn, uint32_t psn,
+			int ev, int first_status)
+{
+	struct wcrec w[16];
+	int ev_t[16];
+	unsigned int nw, ne;
+	int bad = 0;
+
+	rx_drain(150);
+	CHECK(ans_count(q->dqpn, WIRE_OP_RC_ACKNOWLEDGE, syn) == 1,
+	      "one NAK 0x%02x", syn);
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn != q->dqpn)
+			continue;
+		CHECK(ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE && ans[i].syn == syn,
+		      "unexpected answer opcode 0x%02x syn 0x%02x", ans[i].opcode,
+		      ans[i].syn);
+		if (ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE && ans[i].syn == syn)
+			CHECK(ans[i].psn == psn, "NAK PSN 0x%x, expected 0x%x",
+			      ans[i].psn, psn);
+	}
+	CHECK(qp_state_of(q->qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q->qpn));
+	ne = evs_of(q->qpn, ev_t, 16);
+	if (ev >= 0)
+		CHECK(ne == 1 && ev_t[0] == ev, "%u async events (first %d), "
+		      "expected one %s", ne, ne ? ev_t[0] : -1,
+		      pmr_event_type_str((enum pmr_event_type)ev));
+	else
+		CHECK(ne == 0, "%u async events, expected none", ne);
+	nw = wcs_of(q->qpn, w, 16);
+	CHECK(nw == NRECV, "%u receive completions, expected %d", nw, NRECV);
+	for (unsigned int i = 0; i < nw; i++) {
+		int want = (i == 0 && first_status >= 0) ? first_status :
+			   PMR_WC_WR_FLUSH_ERR;
+
+		CHECK(i < NRECV && w[i].wr_id == q->rid[i],
+		      "completion %u wr_id %" PRIu64 ", expected %" PRIu64, i,
+		      w[i].wr_id, i < NRECV ? q->rid[i] : 0);
+		CHECK(w[i].status == want, "completion %u status %s, expected %s",
+		      i, pmr_wc_status_str(w[i].status),
+		      pmr_wc_status_str(want));
+		CHECK(w[i].opcode & PMR_WC_RECV, "completion %u opcode %d", i,
+		      w[i].opcode);
+	}
+	CHECK(!guards_bad(), "guard bytes intact");
+	if (bad)
+		ans_dump();
+	return bad;
+}
+
+static void verdict(const char *name, int bad)
+{
+	printf("%s: %s\n", bad ? "FAIL" : "PASS", name);
+	fflush(stdout);
+	if (bad)
+		fails++;
+}
+
+/* ---- cases ---- */
+
+static void write_only(const struct vqp *q, uint64_t va, uint32_t rkey,
+		       uint32_t len, uint32_t plen)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, q->epsn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = len;
+	send_pkt(&b, plen, 0x3C, false);
+}
+
+static void case1(void)
+{
+	struct { const char *n; uint64_t va; uint32_t len; } t[] = {
+		{ "past the end", mr_va + mr_len, 8 },
+		{ "straddling the end", mr_va + mr_len - 4, 8 },
+		{ "before the start", mr_va - 8, 8 },
+		{ "wrapping 2^64", UINT64_MAX - 3, 8 },
+	};
+
+	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vqp q = new_qp(0x1000 + i * 0x10);
+		char name[96];
+
+		write_only(&q, t[i].va, mr_rkey, t[i].len, t[i].len);
+		snprintf(name, sizeof(name), "1 WRITE ONLY %s -> NAK remote access",
+			 t[i].n);
+		verdict(name, expect_fatal(&q, 0x62, q.epsn,
+					   PMR_EVENT_QP_ACCESS_ERR, -1));
+	}
+}
+
+static void case2(void)
+{
+	struct wire_build b;
+	struct vqp q;
+
+	/* FIRST (RETH len 1024 + 100) then a LAST of 1024: over the length */
+	q = new_qp(0x2000);
+	build_base(&b, WIRE_OP_RC_WRITE_FIRST, q.qpn, q.epsn);
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = 1024 + 100;
+	/* the FIRST is legal and lands in the MR: the guard value itself,
+	 * so the MR must still be all guard bytes afterwards */
+	b.ackreq = false;          /* else its ACK is owed, and correct */
+	send_pkt(&b, 1024, GUARD_BYTE, false);
+	build_base(&b, WIRE_OP_RC_WRITE_LAST, q.qpn, wire_psn_add(q.epsn, 1));
+	send_pkt(&b, 1024, 0x3C, false);
+	verdict("2 WRITE FIRST + LAST over the RETH length -> NAK invalid",
+		expect_fatal(&q, 0x61, wire_psn_add(q.epsn, 1),
+			     PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0x2100);
+	build_base(&b, WIRE_OP_RC_WRITE_MIDDLE, q.qpn, q.epsn);
+	send_pkt(&b, 1024, 0x3C, false);
+	verdict("2 WRITE MIDDLE without FIRST -> NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0x2200);
+	build_base(&b, WIRE_OP_RC_WRITE_LAST, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	verdict("2 WRITE LAST without FIRST -> NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0x2300);
+	build_base(&b, WIRE_OP_RC_SEND_LAST, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	verdict("2 SEND LAST without FIRST -> NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0x2400);
+	build_base(&b, WIRE_OP_RC_SEND_MIDDLE, q.qpn, q.epsn);
+	send_pkt(&b, 1024, 0x3C, false);
+	verdict("2 SEND MIDDLE without FIRST -> NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+}
+
+static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,
+		     uint32_t len)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, q->epsn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = len;
+	send_pkt(&b, 0, 0, false);
+}
+
+static void case3(void)
+{
+	struct { const char *n; uint64_t va; uint32_t len; uint8_t syn; int ev; }
+	t[] = {
+		/* over the 2^31 message limit: checked before the MR */
+		{ "len 2^31+1", mr_va, 0x80000001u, 0x61, PMR_EVENT_QP_REQ_ERR },
+		{ "len 2^32-1", mr_va, 0xFFFFFFFFu, 0x61, PMR_EVENT_QP_REQ_ERR },
+		{ "VA past the end", mr_va + mr_len, 64, 0x62,
+		  PMR_EVENT_QP_ACCESS_ERR },
+		{ "VA straddling the end", mr_va + mr_len - 32, 64, 0x62,
+		  PMR_EVENT_QP_ACCESS_ERR },
+		{ "VA before the start", mr_va - 64, 64, 0x62,
+		  PMR_EVENT_QP_ACCESS_ERR },
+		{ "VA wrapping 2^64", UINT64_MAX - 3, 64, 0x62,
+		  PMR_EVENT_QP_ACCESS_ERR },
+	};
+
+	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vqp q = new_qp(0x3000 + i * 0x100);
+		char name[96];
+		int bad;
+
+		read_req(&q, t[i].va, mr_rkey, t[i].len);
+		bad = expect_fatal(&q, t[i].syn, q.epsn, t[i].ev, -1);
+		for (unsigned int k = 0; k < nans; k++)
+			if (ans[k].dqpn == q.dqpn && ans[k].plen) {
+				printf("    READ response with %u bytes\n",
+				       ans[k].plen);
+				bad++;
+			}
+		snprintf(name, sizeof(name), "3 READ %s -> NAK 0x%02x, no data",
+			 t[i].n, t[i].syn);
+		verdict(name, bad);
+	}
+}
+
+static void case4(void)
+{
+	struct wire_build b;
+	struct vqp q;
+
+	/* unaligned, inside the MR */
+	q = new_qp(0x4000);
+	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, q.epsn);
+	b.va = mr_va + 4;
+	b.rkey = mr_rkey;
+	b.swap_add = 1;
+	send_pkt(&b, 0, 0, false);
+	verdict("4 FETCH_ADD unaligned -> NAK invalid (0x61)",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+
+	/* aligned, in the MR without remote rights: the QP allows atomics,
+	 * the MR check fails -> remote access error (roce_resp.c rc_atomic) */
+	q = new_qp(0x4100);
+	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, q.epsn);
+	b.va = nr_va + NRSLOTS * RSLOT + RLEN;     /* a guard area */
+	b.rkey = nr_rkey;
+	b.swap_add = 1;
+	send_pkt(&b, 0, 0, false);
+	verdict("4 FETCH_ADD on an MR without remote atomic -> NAK access (0x62)",
+		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
+
+	/* compare-and-swap past the end of the MR */
+	q = new_qp(0x4200);
+	build_base(&b, WIRE_OP_RC_COMPARE_SWAP, q.qpn, q.epsn);
+	b.va = mr_va + mr_len;
+	b.rkey = mr_rkey;
+	b.swap_add = 0;
+	b.compare = 0xA5A5A5A5A5A5A5A5ull;
+	send_pkt(&b, 0, 0, false);
+	verdict("4 COMPARE_SWAP past the MR -> NAK access (0x62)",
+		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
+}
+
+static void case5(void)
+{
+	struct wire_build b;
+	struct vqp q;
+
+	q = new_qp(0x5000);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 300, 0x3C, false);
+	/* the engine's LOC_LEN_ERR path moves the QP to ERR without an
+	 * async event (pmr_rq_complete / nak(..., -1)) */
+	verdict("5 SEND ONLY 300 bytes into 256 -> LOC_LEN_ERR once, NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, -1, PMR_WC_LOC_LEN_ERR));
+
+	/* the same over two packets: FIRST 1024 already too long */
+	q = new_qp(0x5100);
+	build_base(&b, WIRE_OP_RC_SEND_FIRST, q.qpn, q.epsn);
+	send_pkt(&b, 1024, 0x3C, false);
+	build_base(&b, WIRE_OP_RC_SEND_LAST, q.qpn, wire_psn_add(q.epsn, 1));
+	send_pkt(&b, 8, 0x3C, false);
+	verdict("5 SEND FIRST 1024 into 256 -> LOC_LEN_ERR once, NAK invalid",
+		expect_fatal(&q, 0x61, q.epsn, -1, PMR_WC_LOC_LEN_ERR));
+}
+
+static void case6(void)
+{
+	struct wire_build b;
+	struct stats s0, s1;
+	struct vqp q;
+	struct wcrec w[16];
+	int ev_t[16];
+	const char *r;
+	uint64_t udid = 0;
+	int bad = 0;
+
+	q = new_qp(0x6000);
+	r = ctl("UDRECV");
+	if (sscanf(r, "OK %" SCNu64, &udid) != 1)
+		die("UDRECV: %s", r);
+	s0 = get_stats();
+	/* an RC SEND for a QPN that does not exist */
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, 0xFFFF00, 0);
+	send_pkt(&b, 16, 0x3C, false);
+	/* a SEND to the real QP, at the right PSN, with a bad ICRC */
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, true);
+	/* UD with the wrong Q_Key */
+	build_base(&b, WIRE_OP_UD_SEND_ONLY, ud_qpn, 7);
+	b.ackreq = false;
+	b.qkey = ud_qkey ^ 1;
+	b.src_qpn = q.dqpn;
+	send_pkt(&b, 32, 0x3C, false);
+	/* UD with the wrong Q_Key and a bad ICRC: counted once, as ICRC */
+	send_pkt(&b, 32, 0x3C, true);
+	/* transport mismatches: a UD SEND (right Q_Key) to the RC QP, an RC
+	 * SEND to the UD QP: malformed, nothing delivered */
+	build_base(&b, WIRE_OP_UD_SEND_ONLY, q.qpn, 9);
+	b.ackreq = false;
+	b.qkey = ud_qkey;
+	b.src_qpn = q.dqpn;
+	send_pkt(&b, 32, 0x3C, false);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, ud_qpn, 0);
+	send_pkt(&b, 32, 0x3C, false);
+	rx_drain(150);
+	s1 = get_stats();
+	CHECK(nans == 0, "%u answers to silently dropped packets", nans);
+	CHECK(sdiff(&s0, &s1, "rx_drop_unknown_qp") == 1,
+	      "rx_drop_unknown_qp +%" PRIu64, sdiff(&s0, &s1, "rx_drop_unknown_qp"));
+	CHECK(sdiff(&s0, &s1, "rx_drop_icrc") == 2, "rx_drop_icrc +%" PRIu64,
+	      sdiff(&s0, &s1, "rx_drop_icrc"));
+	CHECK(sdiff(&s0, &s1, "rx_drop_qkey") == 1, "rx_drop_qkey +%" PRIu64,
+	      sdiff(&s0, &s1, "rx_drop_qkey"));
+	CHECK(sdiff(&s0, &s1, "rx_drop_malformed") == 2,
+	      "rx_drop_malformed +%" PRIu64, sdiff(&s0, &s1, "rx_drop_malformed"));
+	CHECK(sdiff(&s0, &s1, "nak_seq_tx") + sdiff(&s0, &s1, "nak_inv_tx") +
+	      sdiff(&s0, &s1, "nak_acc_tx") == 0, "NAKs sent");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "RC QP not RTS");
+	CHECK(qp_state_of(ud_qpn) == ST_RTS, "UD QP not RTS");
+	CHECK(wcs_of(q.qpn, w, 16) == 0, "RC completions");
+	CHECK(wcs_of(ud_qpn, w, 16) == 0, "UD completions");
+	CHECK(evs_of(q.qpn, ev_t, 16) == 0, "RC events");
+	CHECK(evs_of(ud_qpn, ev_t, 16) == 0, "UD events");
+
+	/* both QPs still work: the RC SEND at the same PSN, a good UD */
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	build_base(&b, WIRE_OP_UD_SEND_ONLY, ud_qpn, 8);
+	b.ackreq = false;
+	b.qkey = ud_qkey;
+	b.src_qpn = q.dqpn;
+	send_pkt(&b, 32, 0x3C, false);
+	rx_drain(150);
+	CHECK(ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1) == 1 &&
+	      wire_syn_kind(ans[0].syn) == WIRE_AETH_ACK && ans[0].psn == q.epsn,
+	      "one ACK for the good SEND");
+	CHECK(wcs_of(q.qpn, w, 16) == 1 && w[0].status == PMR_WC_SUCCESS &&
+	      w[0].len == 16 && w[0].wr_id == q.rid[0], "RC receive after");
+	CHECK(wcs_of(ud_qpn, w, 16) == 1 && w[0].status == PMR_WC_SUCCESS &&
+	      w[0].len == 32 + 40 && w[0].wr_id == udid, "UD receive after");
+	CHECK(!guards_bad(), "guards");
+	if (bad)
+		ans_dump();
+	verdict("6 unknown QPN / bad ICRC / wrong Q_Key -> dropped, counted", bad);
+}
+
+static void case7(void)
+{
+	struct wire_build b;
+	struct stats s0, s1;
+	struct vqp q;
+	struct wcrec w[16];
+	int ev_t[16];
+	int bad = 0;
+	unsigned int nw;
+
+	/* expected PSN near the wrap, so +5 crosses 2^24 */
+	q = new_qp(0xFFFFFE);
+	s0 = get_stats();
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(q.epsn, 5));
+	send_pkt(&b, 64, 0x11, false);
+	send_pkt(&b, 64, 0x11, false);     /* again: no second NAK */
+	rx_drain(150);
+	CHECK(ans_count(q.dqpn, -1, -1) == 1 &&
+	      ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, 0x60) == 1,
+	      "one PSN-sequence NAK");
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == q.dqpn)
+			CHECK(ans[i].psn == q.epsn, "NAK PSN 0x%x, expected 0x%x",
+			      ans[i].psn, q.epsn);
+	CHECK(wcs_of(q.qpn, w, 16) == 0, "completion for an out-of-sequence SEND");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS after a sequence NAK");
+	if (bad)
+		ans_dump();
+	ans_clear();
+
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 64, 0x22, false);
+	rx_drain(100);
+	send_pkt(&b, 64, 0x22, false);     /* duplicate */
+	rx_drain(150);
+	s1 = get_stats();
+	CHECK(ans_count(q.dqpn, -1, -1) == 2 &&
+	      ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1) == 2,
+	      "%u answers, expected an ACK and a re-ACK", ans_count(q.dqpn, -1, -1));
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == q.dqpn)
+			CHECK(wire_syn_kind(ans[i].syn) == WIRE_AETH_ACK &&
+			      ans[i].psn == q.epsn,
+			      "answer syn 0x%02x psn 0x%x, expected ACK 0x%x",
+			      ans[i].syn, ans[i].psn, q.epsn);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 1, "%u receive completions, expected 1", nw);
+	if (nw >= 1)
+		CHECK(w[0].status == PMR_WC_SUCCESS && w[0].len == 64 &&
+		      w[0].wr_id == q.rid[0] && w[0].opcode == PMR_WC_RECV,
+		      "receive status %d len %u", w[0].status, w[0].len);
+	CHECK(sdiff(&s0, &s1, "dup_requests") == 1, "dup_requests +%" PRIu64,
+	      sdiff(&s0, &s1, "dup_requests"));
+	CHECK(sdiff(&s0, &s1, "nak_seq_tx") == 1, "nak_seq_tx +%" PRIu64,
+	      sdiff(&s0, &s1, "nak_seq_tx"));
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	CHECK(evs_of(q.qpn, ev_t, 16) == 0, "async events");
+	CHECK(!guards_bad(), "guards");
+	if (bad)
+		ans_dump();
+	verdict("7 PSN +5 -> one sequence NAK; duplicate SEND delivered once", bad);
+}
+
+static void case8(void)
+{
+	struct wire_build b;
+	struct vqp q;
+	struct wcrec w[16];
+	int ev_t[16];
+	int bad = 0;
+	uint32_t psns[3];
+
+	q = new_qp(0x8000);
+	psns[0] = q.sqpsn;
+	psns[1] = wire_psn_add(q.sqpsn, 0xFFFFFF);
+	psns[2] = wire_psn_add(q.sqpsn, 3);
+	for (int i = 0; i < 3; i++) {
+		build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, psns[i]);
+		b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+		send_pkt(&b, 0, 0, false);
+		b.syndrome = wire_syn_nak(WIRE_NAK_REM_ACCESS);
+		send_pkt(&b, 0, 0, false);
+		b.syndrome = wire_syn_nak(WIRE_NAK_PSN_SEQ);
+		send_pkt(&b, 0, 0, false);
+		b.syndrome = wire_syn_rnr_nak(1);
+		send_pkt(&b, 0, 0, false);
+		build_base(&b, WIRE_OP_RC_READ_RESPONSE_ONLY, q.qpn, psns[i]);
+		b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+		send_pkt(&b, 64, 0x77, false);
+		build_base(&b, WIRE_OP_RC_READ_RESPONSE_FIRST, q.qpn, psns[i]);
+		b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+		send_pkt(&b, 1024, 0x77, false);
+		build_base(&b, WIRE_OP_RC_READ_RESPONSE_MIDDLE, q.qpn, psns[i]);
+		send_pkt(&b, 1024, 0x77, false);
+		build_base(&b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, q.qpn, psns[i]);
+		b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+		b.orig = 0x7777777777777777ull;
+		send_pkt(&b, 0, 0, false);
+	}
+	rx_drain(200);
+	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers to stray answers",
+	      ans_count(q.dqpn, -1, -1));
+	CHECK(wcs_of(q.qpn, w, 16) == 0, "completions from stray answers");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	CHECK(evs_of(q.qpn, ev_t, 16) == 0, "async events");
+	CHECK(!guards_bad(), "guards");
+
+	/* and the QP still works as a responder */
+	ans_clear();
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 8, 0x1, false);
+	rx_drain(150);
+	CHECK(ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1) == 1, "ACK after");
+	CHECK(wcs_of(q.qpn, w, 16) == 1 && w[0].status == PMR_WC_SUCCESS,
+	      "receive after");
+	if (bad)
+		ans_dump();
+	verdict("8 unsolicited ACK/NAK/READ responses/atomic ACKs -> dropped", bad);
+}
+
+/* A UD datagram larger than the posted receive (GRH 40 + 300 > 256):
+ * the receive completes with LOC_LEN_ERR exactly once, nothing is written
+ * past the buffer, nothing is answered. */
+static void case9(void)
+{
+	struct wire_build b;
+	struct wcrec w[16];
+	const char *r;
+	uint64_t udid = 0;
+	unsigned int nw;
+	int bad = 0;
+
+	ans_clear();
+	r = ctl("UDRECV");
+	if (sscanf(r, "OK %" SCNu64, &udid) != 1)
+		die("UDRECV: %s", r);
+	build_base(&b, WIRE_OP_UD_SEND_ONLY, ud_qpn, 10);
+	b.ackreq = false;
+	b.qkey = ud_qkey;
+	b.src_qpn = 0x77;
+	send_pkt(&b, 300, 0x3C, false);
+	rx_drain(150);
+	nw = wcs_of(ud_qpn, w, 16);
+	/* the first UD completion is case 6's good datagram */
+	CHECK(nw == 2, "%u UD completions, expected 2", nw);
+	if (nw >= 2)
+		CHECK(w[1].wr_id == udid && w[1].status == PMR_WC_LOC_LEN_ERR,
+		      "UD completion wr_id %" PRIu64 " status %s", w[1].wr_id,
+		      pmr_wc_status_str(w[1].status));
+	CHECK(nans == 0, "answers to a UD datagram");
+	CHECK(!guards_bad(), "guards");
+	/* one datagram from anyone must not take the UD QP down */
+	CHECK(qp_state_of(ud_qpn) == PMR_QPS_RTS,
+	      "UD QP state %d after an oversized datagram, expected RTS",
+	      qp_state_of(ud_qpn));
+	verdict("9 UD datagram over the receive size -> LOC_LEN_ERR once, no overflow",
+		bad);
+}
+
+/* A message cut short by a new one: the receive a SEND FIRST holds, and
+ * the other one, complete exactly once when the QP fails; a duplicate
+ * atomic is answered from the saved result, never executed again. */
+static void case10(void)
+{
+	struct wire_build b;
+	struct vqp q;
+	int bad = 0;
+	uint64_t orig[3] = { 0 };
+	unsigned int k = 0;
+
+	/* SEND FIRST of 128 bytes: a FIRST carries exactly one path MTU, so
+	 * it is an invalid request at its own PSN (no receive is taken);
+	 * the SEND ONLY after it finds the QP in ERR and is dropped */
+	q = new_qp(0xA000);
+	build_base(&b, WIRE_OP_RC_SEND_FIRST, q.qpn, q.epsn);
+	b.ackreq = false;
+	send_pkt(&b, 128, 0x3C, false);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(q.epsn, 1));
+	send_pkt(&b, 16, 0x3C, false);
+	verdict("10 SEND FIRST short of the MTU -> NAK invalid, receives flushed once",
+		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0xA100);
+	build_base(&b, WIRE_OP_RC_WRITE_FIRST, q.qpn, q.epsn);
+	b.ackreq = false;
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = 4096;
+	send_pkt(&b, 1024, GUARD_BYTE, false);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(q.epsn, 1));
+	send_pkt(&b, 16, 0x3C, false);
+	verdict("10 WRITE FIRST then SEND ONLY -> NAK invalid, receives flushed once",
+		expect_fatal(&q, 0x61, wire_psn_add(q.epsn, 1),
+			     PMR_EVENT_QP_REQ_ERR, -1));
+
+	q = new_qp(0xA200);
+	for (int i = 0; i < 3; i++) {
+		build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn,
+			   wire_psn_add(q.epsn, i == 2 ? 1 : 0));
+		b.va = mr_va + 64;
+		b.rkey = mr_rkey;
+		b.swap_add = i == 2 ? UINT64_MAX : 1;   /* +1, dup, -1 */
+		send_pkt(&b, 0, 0, false);
+		rx_drain(50);
+	}
+	rx_drain(100);
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == q.dqpn &&
+		    ans[i].opcode == WIRE_OP_RC_ATOMIC_ACKNOWLEDGE && k < 3)
+			orig[k++] = ans[i].orig;
+	CHECK(k == 3 && ans_count(q.dqpn, -1, -1) == 3, "%u atomic ACKs", k);
+	CHECK(orig[0] == 0xA5A5A5A5A5A5A5A5ull && orig[1] == orig[0] &&
+	      orig[2] == orig[0] + 1, "orig %" PRIx64 " %" PRIx64 " %" PRIx64,
+	      orig[0], orig[1], orig[2]);
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	CHECK(!guards_bad(), "MR back to its value (the duplicate not executed)");
+	if (bad)
+		ans_dump();
+	verdict("10 duplicate FETCH_ADD answered from the saved result", bad);
+}
+
+static char **split_args(const char *s, int *argc)
+{
+	static char *v[64];
+	char *d = strdup(s);
+	int n = 0;
+
+	v[n++] = "hostile";
+	for (char *t = strtok(d, " \t"); t && n < 63; t = strtok(NULL, " \t"))
+		v[n++] = t;
+	v[n] = NULL;
+	*argc = n;
+	return v;
+}
+
+static int attacker(const char *path)
+{
+	const char *eal = getenv("HOSTILE_EAL_ARGS");
+	struct rte_eth_conf conf;
+	struct rte_eth_link link;
+	struct sockaddr_un sa;
+	uint64_t end;
+	char **av;
+	int ac;
+	const char *r;
+
+	if (eal == NULL)
+		die("HOSTILE_EAL_ARGS not set");
+	av = split_args(eal, &ac);
+	if (rte_eal_init(ac, av) < 0)
+		die("rte_eal_init failed");
+	if (rte_eth_dev_count_avail() < 1)
+		die("no ethdev");
+	port_id = 0;
+	pool = rte_pktmbuf_pool_create("hostile", 4095, 64, 0, 8192 + 128,
+				       (int)rte_socket_id());
+	if (pool == NULL)
+		die("mempool");
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_configure(port_id, 1, 1, &conf) ||
+	    rte_eth_rx_queue_setup(port_id, 0, 1024, rte_socket_id(), NULL,
+				   pool) ||
+	    rte_eth_tx_queue_setup(port_id, 0, 1024, rte_socket_id(), NULL) ||
+	    rte_eth_dev_start(port_id))
+		die("port set-up");
+	rte_eth_promiscuous_enable(port_id);
+	end = now_ns() + 15000000000ull;
+	do {
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(port_id, &link);
+		if (link.link_status)
+			break;
+		usleep(10000);
+	} while (now_ns() < end);
+	if (!link.link_status)
+		die("memif link never came up");
+
+	cfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("connect %s: %s", path, strerror(errno));
+	cin = fdopen(dup(cfd), "r");
+	r = ctl("INFO");
+	if (sscanf(r, "OK %" SCNu64 " %u %u %" SCNu64 " %u %u %u", &mr_va,
+		   &mr_rkey, &mr_len, &nr_va, &nr_rkey, &ud_qpn, &ud_qkey) != 7)
+		die("INFO: %s", r);
+	printf("attacker: MR 0x%" PRIx64 "+%u rkey 0x%x, no-remote MR rkey 0x%x, "
+	       "UD QP 0x%x\n", mr_va, mr_len, mr_rkey, nr_rkey, ud_qpn);
+
+	case1();
+	case2();
+	case3();
+	case4();
+	case5();
+	case6();
+	case7();
+	case8();
+	case10();
+	case9();
+
+	{
+		int bad = 0;
+
+		CHECK(!guards_bad(), "guards at the end");
+		verdict("guard bytes intact at the end", bad);
+	}
+	ctl("QUIT");
+	printf("attacker: %d failure(s)\n", fails);
+	fflush(stdout);
+	/* leave without closing the port: the victim exits first */
+	_exit(fails ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *ctlp = NULL;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--role") == 0)
+			role = argv[i + 1];
+		else if (strcmp(argv[i], "--ctl") == 0)
+			ctlp = argv[i + 1];
+	}
+	if (ctlp == NULL)
+		die("usage: hostile --role victim|attacker --ctl PATH");
+	if (strcmp(role, "victim") == 0)
+		victim(ctlp);
+	if (strcmp(role, "attacker") == 0)
+		return attacker(ctlp);
+	die("unknown role %s", role);
+	return 1;
+}
