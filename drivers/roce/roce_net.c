@@ -259,6 +259,15 @@ bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac)
 	}
 	if (n->last_req == 0 ||
 	    now - n->last_req > d->tsc_hz / 1000 * ROCE_ARP_RETRY_MS) {
+		struct rte_eth_link link;
+
+		/* a request sent while the link is down is lost (a memif
+		 * link comes up a little after the port starts): ask again
+		 * at the next run instead of after the retry interval */
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(d->port_id, &link);
+		if (!link.link_status)
+			return false;
 		n->last_req = now;
 		if (roce_gid_is_v4(gid))
 			arp_send(d, RTE_ARP_OP_REQUEST, zero, &gid[12], bcast);
