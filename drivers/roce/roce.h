@@ -30,7 +30,6 @@ extern int roce_logtype;
 #define ROCE_RX_BURST 32
 #define ROCE_TX_MAX 64
 #define ROCE_NEIGH_MAX 64
-#define ROCE_MAX_FRAME (14 + 4 + 40 + 8 + 12 + 28 + 4096 + 4 + 4)
 #define ROCE_MBUF_DATA 8192
 #define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
 #define ROCE_ACKREQ_EVERY 64            /* AckReq within long messages */
@@ -64,7 +63,8 @@ struct roce_dev {
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */
-	uint64_t gen;                     /* progress calls so far */
+	uint64_t gen;                     /* engine runs so far (ACK timing) */
+	uint64_t timer_runs;              /* progress calls (timer cadence) */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;

@@ -360,6 +360,9 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	uint16_t n;
 
 	d->gen++;
+	/* its own count: post_kick runs the engine too, and must not make
+	 * the timer cadence skip progress calls forever */
+	d->timer_runs++;
 	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
 			     ROCE_RX_BURST);
@@ -379,7 +382,7 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		qp_apply_resets(rq);
 		/* timers every ROCE_TIMER_EVERY calls: the shortest (local ACK
 		 * timeout 8 us, RNR 10 us) are far longer than a call */
-		if ((d->gen & (ROCE_TIMER_EVERY - 1)) == 0 &&
+		if ((d->timer_runs & (ROCE_TIMER_EVERY - 1)) == 0 &&
 		    qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
@@ -618,12 +621,14 @@ static int roce_ah_create(struct pmr_ah_obj *ah)
 {
 	struct pmr_dev_obj *dev = pmr_ctx_obj(ah->pub.context)->dev;
 	struct roce_dev *d = dev->priv;
+	uint8_t mac[6];
 
 	if (roce_gid_is_v4(dev->gid[ah->attr.grh.sgid_index].raw) !=
 	    roce_gid_is_v4(ah->attr.grh.dgid.raw))
 		return -EINVAL;
-	/* start resolving now; sends wait for the answer */
-	roce_resolve(d, ah->attr.grh.dgid.raw, ah->dmac);
+	/* start resolving now (sends look the neighbour up each time and
+	 * wait for the answer) */
+	roce_resolve(d, ah->attr.grh.dgid.raw, mac);
 	return 0;
 }
 

@@ -467,6 +467,16 @@ static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 
 /* ---- UC ---------------------------------------------------------------- */
 
+/* A UC receive failed: it completes once, the rest of the message is
+ * dropped (the QP goes on). */
+static void uc_recv_abort(struct roce_qp *rq, uint32_t fl,
+			  enum pmr_wc_status st)
+{
+	recv_fail(rq, st);
+	rq->in_send = false;
+	rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+}
+
 static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		  const struct wire_pkt *p)
 {
@@ -497,14 +507,14 @@ static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 			rq->recv_off = 0;
 		if ((uint64_t)rq->recv_off + p->payload_len >
 		    qp->recv.hdr.length) {
-			recv_fail(rq, PMR_WC_LOC_LEN_ERR);
+			uc_recv_abort(rq, fl, PMR_WC_LOC_LEN_ERR);
 			return;
 		}
 		if (p->payload_len &&
 		    !roce_sge_scatter(qp, qp->recv.sge, qp->recv.hdr.num_sge,
 				      rq->recv_off, f + p->payload_off,
 				      p->payload_len)) {
-			recv_fail(rq, PMR_WC_LOC_PROT_ERR);
+			uc_recv_abort(rq, fl, PMR_WC_LOC_PROT_ERR);
 			return;
 		}
 		rq->recv_off += p->payload_len;

@@ -873,6 +873,40 @@ static int case_uc_norecv(void)
 	return case_end();
 }
 
+/*
+ * A multi-packet UC SEND into a receive too small for it: the receive
+ * fails with LOC_LEN_ERR exactly once (the rest of the message is
+ * dropped, not failed again), the sender completes, the QP goes on.
+ */
+static int case_uc_toolong(void)
+{
+	uint64_t id = wr_seq++;
+	uint32_t len = 3 * (uint32_t)mtu + 5, seed = 77;
+	struct cmd c;
+
+	TRY(setup(PMR_QPT_UC, 1, 1));
+	pmrt_fill_pat(buf, len, seed, 0);
+	TRY(s_post_recv(0, id, 65536, 100));
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	cmd_init(&c, C_EXPECT_RECV);
+	c.qp = 0;
+	c.wr_id = id;
+	c.status = PMR_WC_LOC_LEN_ERR;
+	TRY(srv_cmd(&c, NULL));
+	TRY(s_expect_none(200));
+	/* the QP goes on: the next message arrives whole */
+	id = wr_seq++;
+	seed++;
+	pmrt_fill_pat(buf, len, seed, 0);
+	TRY(s_post_recv(0, id, 65536, 65536));
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0, NULL, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	TRY(s_expect_recv(0, id, PMR_WC_RECV, len, false, 0, 0, 0, seed, 65536,
+			  65536));
+	return case_end();
+}
+
 static int case_uc_badrkey(void)
 {
 	uint64_t id = wr_seq++;
@@ -943,6 +977,58 @@ static int case_rc_v6(void)
 	return case_end();
 }
 
+/*
+ * A source GID of one family and a destination of the other (IPv4-mapped
+ * vs IPv6) cannot form a packet: create_ah and modify_qp to RTR refuse it
+ * with EINVAL and the QP stays in INIT.  Client side only.
+ */
+static int case_gid_family(void)
+{
+	static const uint8_t other_v4[16] = { [10] = 0xff, [11] = 0xff,
+					      [12] = 10, [13] = 97, [15] = 9 };
+	static const uint8_t other_v6[16] = { 0xfd, [15] = 9 };
+	struct pmr_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct pmr_ah_attr a;
+	struct pmr_qp_attr qa;
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp *qp;
+	struct pmr_ah *ah;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.is_global = 1;
+	a.port_num = 1;
+	a.grh.hop_limit = 64;
+	a.grh.sgid_index = (uint8_t)gid_index;
+	memcpy(a.grh.dgid.raw, v6 ? other_v4 : other_v6, 16);
+	errno = 0;
+	ah = pmr_create_ah(pd, &a);
+	if (ah != NULL || errno != EINVAL)
+		FAIL("create_ah across GID families: %p, errno %d (want EINVAL)",
+		     (void *)ah, errno);
+
+	qp = pmrt_qp_create(pd, cq, PMR_QPT_RC, &cap, PMR_ACCESS_REMOTE_WRITE,
+			    QKEY);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = PMR_QPS_RTR;
+	qa.path_mtu = mtu_enum;
+	qa.dest_qp_num = 0x11;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	qa.ah_attr = a;
+	ret = pmr_modify_qp(qp, &qa, PMR_QP_STATE | PMR_QP_AV |
+			    PMR_QP_PATH_MTU | PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
+			    PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER);
+	memset(&qa, 0, sizeof(qa));
+	pmr_query_qp(qp, &qa, PMR_QP_STATE, &ia);
+	pmr_destroy_qp(qp);
+	if (ret != EINVAL || qa.qp_state != PMR_QPS_INIT)
+		FAIL("RTR with an AV across GID families: %d, state %d "
+		     "(want EINVAL, INIT)", ret, (int)qa.qp_state);
+	return 0;
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -956,9 +1042,11 @@ static const struct tcase cases[] = {
 	{ "uc_send", case_uc_send },
 	{ "uc_write", case_uc_write },
 	{ "uc_norecv", case_uc_norecv },
+	{ "uc_toolong", case_uc_toolong },
 	{ "uc_badrkey", case_uc_badrkey },
 	{ "rc_v6", case_rc_v6 },
 	{ "ud_v6", case_ud_sizes },
+	{ "gid_family", case_gid_family },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
