@@ -400,6 +400,12 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 	if (m->data_len >= 14 && f[12] == 0x86 && f[13] == 0xdd &&
 	    nd_rx(d, f, m->data_len))
 		return;
+	/* the port is promiscuous: a frame for another host is dropped
+	 * before any parsing or ICRC work */
+	if (m->data_len < 14 || memcmp(f, d->mac, 6) != 0) {
+		d->st.rx_drop_not_roce++;
+		return;
+	}
 	ret = wire_parse(f, m->data_len, 0, &p);
 	if (ret != 0) {
 		if (ret == WIRE_ERR_NOT_IP || ret == WIRE_ERR_NOT_ROCE)
@@ -410,8 +416,7 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 			d->st.rx_drop_malformed++;
 		return;
 	}
-	if (!roce_gid_ours(ctx->dev, p.dgid) ||
-	    (memcmp(p.dmac, d->mac, 6) != 0 && memcmp(p.dmac, bcast, 6) != 0)) {
+	if (!roce_gid_ours(ctx->dev, p.dgid)) {
 		d->st.rx_drop_not_roce++;
 		return;
 	}

@@ -326,7 +326,6 @@ struct pmr_srq_obj {
 struct pmr_ah_obj {
 	struct pmr_ah pub;
 	struct pmr_ah_attr attr;
-	uint8_t dmac[6];                  /* resolved by the driver, if any */
 	void *priv;
 };
 
@@ -426,7 +425,7 @@ struct pmr_driver {
 	int (*qp_modify)(struct pmr_qp_obj *qp, const struct pmr_qp_attr *attr,
 			 int mask);
 	void (*qp_destroy)(struct pmr_qp_obj *qp);
-	/** Resolve an address handle (fill ah->dmac). */
+	/** Check an address handle, start resolving its destination. */
 	int (*ah_create)(struct pmr_ah_obj *ah);
 	void (*ah_destroy)(struct pmr_ah_obj *ah);
 	/** Run the engine with the engine lock held; return work done. */
