@@ -928,29 +928,31 @@ static void case2(void)
 		expect_fatal(&q, 0x61, wire_psn_add(q.epsn, 1),
 			     PMR_EVENT_QP_REQ_ERR, -1));
 
-	q = new_qp(0x2100);
-	build_base(&b, WIRE_OP_RC_WRITE_MIDDLE, q.qpn, q.epsn);
-	send_pkt(&b, 1024, 0x3C, false);
-	verdict("2 WRITE MIDDLE without FIRST -> NAK invalid",
-		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+	/* a MIDDLE or LAST with no message in progress */
+	{
+		static const struct {
+			uint8_t op;
+			uint32_t len;
+			const char *what;
+		} orphan[] = {
+			{ WIRE_OP_RC_WRITE_MIDDLE, 1024, "2 WRITE MIDDLE without FIRST" },
+			{ WIRE_OP_RC_WRITE_LAST, 16, "2 WRITE LAST without FIRST" },
+			{ WIRE_OP_RC_SEND_LAST, 16, "2 SEND LAST without FIRST" },
+			{ WIRE_OP_RC_SEND_MIDDLE, 1024, "2 SEND MIDDLE without FIRST" },
+		};
+		char what[96];
 
-	q = new_qp(0x2200);
-	build_base(&b, WIRE_OP_RC_WRITE_LAST, q.qpn, q.epsn);
-	send_pkt(&b, 16, 0x3C, false);
-	verdict("2 WRITE LAST without FIRST -> NAK invalid",
-		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
-
-	q = new_qp(0x2300);
-	build_base(&b, WIRE_OP_RC_SEND_LAST, q.qpn, q.epsn);
-	send_pkt(&b, 16, 0x3C, false);
-	verdict("2 SEND LAST without FIRST -> NAK invalid",
-		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
-
-	q = new_qp(0x2400);
-	build_base(&b, WIRE_OP_RC_SEND_MIDDLE, q.qpn, q.epsn);
-	send_pkt(&b, 1024, 0x3C, false);
-	verdict("2 SEND MIDDLE without FIRST -> NAK invalid",
-		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+		for (unsigned int i = 0; i < sizeof(orphan) / sizeof(orphan[0]);
+		     i++) {
+			q = new_qp(0x2100 + 0x100 * i);
+			build_base(&b, orphan[i].op, q.qpn, q.epsn);
+			send_pkt(&b, orphan[i].len, 0x3C, false);
+			snprintf(what, sizeof(what), "%s -> NAK invalid",
+				 orphan[i].what);
+			verdict(what, expect_fatal(&q, 0x61, q.epsn,
+						   PMR_EVENT_QP_REQ_ERR, -1));
+		}
+	}
 }
 
 static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,

@@ -41,7 +41,7 @@ run_all() {
 		"roce:port=0,ipv4=10.98.0.1,ipv6=fd00::1$mac_s,mtu=1024" \
 		"roce:port=0,ipv6=fd00::2$mac_c,mtu=1024" \
 		"--peer-ip fd00::2 --gid-index 1 --case rc_v6 --case ud_v6" \
-		"--peer-ip fd00::1 --gid-index 0 --case rc_v6 --case ud_v6" \
+		"--peer-ip fd00::1 --gid-index 0 --case rc_v6 --case ud_v6 --case gid_family" \
 		"$ctl" || fails=$((fails + 1))
 	return $fails
 }
