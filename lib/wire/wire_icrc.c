@@ -11,6 +11,7 @@
  * the ones given in the paper's appendix) with a Barrett reduction; both are
  * checked against a bitwise reference by test/wire/test_wire_crc.c.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "wire.h"
@@ -430,6 +431,52 @@ uint32_t wire_crc32_sw(uint32_t crc, const void *buf, size_t len)
 #define WIRE_HAVE_CLMUL 1
 #include <immintrin.h>
 
+/* Folding constants (x^n mod P, bit-reflected), from the paper: k1/k2 fold
+ * across 4 x 128 bits, k3/k4 across 128 bits, k5 64 -> 32 bits; poly = P'
+ * and mu for the Barrett reduction. */
+#define CLMUL_K1K2 _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL)
+#define CLMUL_K3K4 _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL)
+
+static inline __m128i loadu128(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* x * x^128 + next: one 16-byte block folded into the running remainder. */
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i fold16(__m128i x, __m128i next)
+{
+	const __m128i k3k4 = CLMUL_K3K4;
+	__m128i t = _mm_clmulepi64_si128(x, k3k4, 0x00);
+
+	x = _mm_clmulepi64_si128(x, k3k4, 0x11);
+	return _mm_xor_si128(_mm_xor_si128(x, t), next);
+}
+
+/* The 128-bit remainder reduced to the 32-bit CRC register. */
+__attribute__((target("pclmul,sse4.1")))
+static inline uint32_t fold_final(__m128i x1)
+{
+	const __m128i k3k4 = CLMUL_K3K4;
+	const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124LL);
+	const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
+	const __m128i lo32 = _mm_setr_epi32(-1, 0, -1, 0);
+	__m128i t1;
+
+	/* 128 -> 64 bits */
+	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x10);
+	x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), t1);
+	/* 64 -> 32 bits */
+	t1 = _mm_srli_si128(x1, 4);
+	x1 = _mm_clmulepi64_si128(_mm_and_si128(x1, lo32), k5, 0x00);
+	x1 = _mm_xor_si128(x1, t1);
+	/* Barrett reduction to the 32-bit remainder */
+	t1 = _mm_clmulepi64_si128(_mm_and_si128(x1, lo32), poly, 0x10);
+	t1 = _mm_clmulepi64_si128(_mm_and_si128(t1, lo32), poly, 0x00);
+	x1 = _mm_xor_si128(x1, t1);
+	return (uint32_t)_mm_extract_epi32(x1, 1);
+}
+
 /*
  * Folds len bytes (len >= 64, a multiple of 16) into the CRC register c and
  * returns the new register.
@@ -437,20 +484,13 @@ uint32_t wire_crc32_sw(uint32_t crc, const void *buf, size_t len)
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t crc32_reg_clmul(uint32_t c, const uint8_t *p, size_t len)
 {
-	/* Folding constants (x^n mod P, bit-reflected), from the paper: k1/k2
-	 * fold across 4 x 128 bits, k3/k4 across 128 bits, k5 64 -> 32 bits;
-	 * poly = P' and mu for the Barrett reduction. */
-	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
-	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124LL);
-	const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
-	const __m128i lo32 = _mm_setr_epi32(-1, 0, -1, 0);
+	const __m128i k1k2 = CLMUL_K1K2;
 	__m128i x1, x2, x3, x4, t1, t2, t3, t4;
 
-	x1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 0));
-	x2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-	x3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
-	x4 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+	x1 = loadu128(p);
+	x2 = loadu128(p + 16);
+	x3 = loadu128(p + 32);
+	x4 = loadu128(p + 48);
 	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
 	p += 64;
 	len -= 64;
@@ -465,51 +505,23 @@ static uint32_t crc32_reg_clmul(uint32_t c, const uint8_t *p, size_t len)
 		x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
 		x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
 		x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
-		x1 = _mm_xor_si128(_mm_xor_si128(x1, t1),
-				   _mm_loadu_si128((const __m128i *)(const void *)(p + 0)));
-		x2 = _mm_xor_si128(_mm_xor_si128(x2, t2),
-				   _mm_loadu_si128((const __m128i *)(const void *)(p + 16)));
-		x3 = _mm_xor_si128(_mm_xor_si128(x3, t3),
-				   _mm_loadu_si128((const __m128i *)(const void *)(p + 32)));
-		x4 = _mm_xor_si128(_mm_xor_si128(x4, t4),
-				   _mm_loadu_si128((const __m128i *)(const void *)(p + 48)));
+		x1 = _mm_xor_si128(_mm_xor_si128(x1, t1), loadu128(p + 0));
+		x2 = _mm_xor_si128(_mm_xor_si128(x2, t2), loadu128(p + 16));
+		x3 = _mm_xor_si128(_mm_xor_si128(x3, t3), loadu128(p + 32));
+		x4 = _mm_xor_si128(_mm_xor_si128(x4, t4), loadu128(p + 48));
 		p += 64;
 		len -= 64;
 	}
 
 	/* fold the four lanes into one */
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
-	x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), t1);
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
-	x1 = _mm_xor_si128(_mm_xor_si128(x1, x3), t1);
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
-	x1 = _mm_xor_si128(_mm_xor_si128(x1, x4), t1);
+	x1 = fold16(x1, x2);
+	x1 = fold16(x1, x3);
+	x1 = fold16(x1, x4);
 
 	/* remaining 16-byte blocks */
-	while (len >= 16) {
-		t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-		x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
-		x1 = _mm_xor_si128(_mm_xor_si128(x1, t1),
-				   _mm_loadu_si128((const __m128i *)(const void *)p));
-		p += 16;
-		len -= 16;
-	}
-
-	/* 128 -> 64 bits */
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x10);
-	x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), t1);
-	/* 64 -> 32 bits */
-	t1 = _mm_srli_si128(x1, 4);
-	x1 = _mm_clmulepi64_si128(_mm_and_si128(x1, lo32), k5, 0x00);
-	x1 = _mm_xor_si128(x1, t1);
-	/* Barrett reduction to the 32-bit remainder */
-	t1 = _mm_clmulepi64_si128(_mm_and_si128(x1, lo32), poly, 0x10);
-	t1 = _mm_clmulepi64_si128(_mm_and_si128(t1, lo32), poly, 0x00);
-	x1 = _mm_xor_si128(x1, t1);
-	return (uint32_t)_mm_extract_epi32(x1, 1);
+	for (; len >= 16; p += 16, len -= 16)
+		x1 = fold16(x1, loadu128(p));
+	return fold_final(x1);
 }
 
 bool wire_crc32_has_clmul(void)
@@ -532,10 +544,23 @@ bool wire_crc32_has_clmul(void)
 #define CLMUL_MIN_LEN 64
 _Static_assert(CLMUL_MIN_LEN >= 64, "the folding reads 64 bytes at once");
 
+/* wire_crc32_has_clmul(), asked once: every packet needs the answer. */
+static bool clmul_usable(void)
+{
+	static atomic_int known = -1;
+	int v = atomic_load_explicit(&known, memory_order_relaxed);
+
+	if (v < 0) {
+		v = wire_crc32_has_clmul();
+		atomic_store_explicit(&known, v, memory_order_relaxed);
+	}
+	return v != 0;
+}
+
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 {
 #if WIRE_HAVE_CLMUL
-	if (len >= CLMUL_MIN_LEN && wire_crc32_has_clmul()) {
+	if (len >= CLMUL_MIN_LEN && clmul_usable()) {
 		const uint8_t *p = buf;
 		size_t n = len & ~(size_t)15;
 		uint32_t c = crc32_reg_clmul(~crc, p, n);
@@ -556,32 +581,35 @@ uint32_t wire_crc32(uint32_t crc, const void *buf, size_t len)
  */
 #define LRH_MASK_LEN 8	/* 8 bytes of 0xFF stand in for the IB LRH */
 
-uint32_t wire_icrc_begin_ipv4(const void *ip)
+#define ICRC_HDR4 (LRH_MASK_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN)
+#define ICRC_HDR6 (LRH_MASK_LEN + WIRE_IPV6_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN)
+
+/* The ICRC's view of the fixed headers: the LRH stand-in, then IP/UDP/BTH
+ * with the variant fields set to ones.  h holds ICRC_HDR4 bytes. */
+static void icrc_hdr_ipv4(uint8_t *h, const void *ip)
 {
-	uint8_t h[LRH_MASK_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN];
 	struct wire_ipv4 *ip4 = (struct wire_ipv4 *)(void *)(h + LRH_MASK_LEN);
 	struct wire_udp *udp = (struct wire_udp *)(void *)(ip4 + 1);
 	struct wire_bth *bth = (struct wire_bth *)(void *)(udp + 1);
 
 	memset(h, 0xFF, LRH_MASK_LEN);
-	memcpy(ip4, ip, sizeof(h) - LRH_MASK_LEN);
+	memcpy(ip4, ip, ICRC_HDR4 - LRH_MASK_LEN);
 	ip4->tos = 0xFF;
 	ip4->ttl = 0xFF;
 	memset(ip4->csum, 0xFF, sizeof(ip4->csum));
 	memset(udp->csum, 0xFF, sizeof(udp->csum));
 	bth->fbr = 0xFF;
-	return wire_crc32(0, h, sizeof(h));
 }
 
-uint32_t wire_icrc_begin_ipv6(const void *ip)
+/* The same for IPv6; h holds ICRC_HDR6 bytes. */
+static void icrc_hdr_ipv6(uint8_t *h, const void *ip)
 {
-	uint8_t h[LRH_MASK_LEN + WIRE_IPV6_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN];
 	struct wire_ipv6 *ip6 = (struct wire_ipv6 *)(void *)(h + LRH_MASK_LEN);
 	struct wire_udp *udp = (struct wire_udp *)(void *)(ip6 + 1);
 	struct wire_bth *bth = (struct wire_bth *)(void *)(udp + 1);
 
 	memset(h, 0xFF, LRH_MASK_LEN);
-	memcpy(ip6, ip, sizeof(h) - LRH_MASK_LEN);
+	memcpy(ip6, ip, ICRC_HDR6 - LRH_MASK_LEN);
 	/* traffic class and flow label: all but the version nibble */
 	ip6->vtcfl[0] |= 0x0F;
 	ip6->vtcfl[1] = 0xFF;
@@ -590,6 +618,21 @@ uint32_t wire_icrc_begin_ipv6(const void *ip)
 	ip6->hlim = 0xFF;
 	memset(udp->csum, 0xFF, sizeof(udp->csum));
 	bth->fbr = 0xFF;
+}
+
+uint32_t wire_icrc_begin_ipv4(const void *ip)
+{
+	uint8_t h[ICRC_HDR4];
+
+	icrc_hdr_ipv4(h, ip);
+	return wire_crc32(0, h, sizeof(h));
+}
+
+uint32_t wire_icrc_begin_ipv6(const void *ip)
+{
+	uint8_t h[ICRC_HDR6];
+
+	icrc_hdr_ipv6(h, ip);
 	return wire_crc32(0, h, sizeof(h));
 }
 
@@ -600,11 +643,78 @@ uint32_t wire_icrc_begin(const void *ip)
 	return wire_icrc_begin_ipv4(ip);
 }
 
+#if WIRE_HAVE_CLMUL
+/* Below this many bytes after the masked headers, one fold runs over the
+ * headers and the rest together; from it on, the four-lane fold pays for
+ * the extra reduction. */
+#define ICRC_ONE_FOLD_MAX 256
+
+/*
+ * The ICRC straight from the packet, in one pass of 16-byte folds: the
+ * first block is the LRH stand-in (eight 0xFF) and IP bytes 0..7, the rest
+ * of the stream is the packet from IP byte 8 on.  The fields the ICRC does
+ * not cover are ones, so masking them is an OR with a constant per block.
+ * len >= the fixed headers (40 bytes IPv4, 60 IPv6).
+ */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
+{
+	/* block 0: LRH, then IPv4 TOS / IPv6 traffic class, flow label and
+	 * hop limit */
+	const __m128i m4_0 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1,
+					   0, -1, 0, 0, 0, 0, 0, 0);
+	const __m128i m6_0 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1,
+					   0x0F, -1, -1, -1, 0, 0, 0, -1);
+	/* IPv4 bytes 8..23: TTL, header checksum */
+	const __m128i m4_1 = _mm_setr_epi8(-1, 0, -1, -1, 0, 0, 0, 0,
+					   0, 0, 0, 0, 0, 0, 0, 0);
+	/* IPv4 bytes 24..39: UDP checksum, BTH FECN/BECN/resv6 */
+	const __m128i m4_2 = _mm_setr_epi8(0, 0, -1, -1, 0, 0, 0, 0,
+					   -1, 0, 0, 0, 0, 0, 0, 0);
+	/* IPv6 bytes 40..55: UDP checksum, BTH FECN/BECN/resv6 */
+	const __m128i m6_3 = _mm_setr_epi8(0, 0, 0, 0, 0, 0, -1, -1,
+					   0, 0, 0, 0, -1, 0, 0, 0);
+	const uint8_t *p = ip + 8;
+	size_t n = len - 8;
+	__m128i x;
+	uint32_t c;
+
+	x = _mm_slli_si128(_mm_loadl_epi64((const __m128i *)(const void *)ip), 8);
+	x = _mm_or_si128(x, v6 ? m6_0 : m4_0);
+	x = _mm_xor_si128(x, _mm_cvtsi32_si128(-1));    /* CRC register ~0 */
+	if (v6) {
+		x = fold16(x, loadu128(p));
+		x = fold16(x, loadu128(p + 16));
+		x = fold16(x, _mm_or_si128(loadu128(p + 32), m6_3));
+		p += 48;
+		n -= 48;
+	} else {
+		x = fold16(x, _mm_or_si128(loadu128(p), m4_1));
+		x = fold16(x, _mm_or_si128(loadu128(p + 16), m4_2));
+		p += 32;
+		n -= 32;
+	}
+	if (n < ICRC_ONE_FOLD_MAX) {
+		for (; n >= 16; p += 16, n -= 16)
+			x = fold16(x, loadu128(p));
+		c = fold_final(x);
+	} else {
+		size_t m = n & ~(size_t)15;
+
+		c = crc32_reg_clmul(fold_final(x), p, m);
+		p += m;
+		n -= m;
+	}
+	return ~crc32_reg_sw(c, p, n);
+}
+#endif
+
 int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
 {
+	uint8_t h[ICRC_HDR6];
 	const uint8_t *p = ip;
 	size_t fixed;
-	uint32_t crc;
+	bool v6;
 
 	if (len < 1)
 		return WIRE_ERR_TRUNCATED;
@@ -612,21 +722,30 @@ int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
 	case 4:
 		if (p[0] != 0x45)
 			return WIRE_ERR_BAD_IP;
-		fixed = WIRE_IPV4_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN;
-		if (len < fixed)
-			return WIRE_ERR_TRUNCATED;
-		crc = wire_icrc_begin_ipv4(p);
+		v6 = false;
+		fixed = ICRC_HDR4 - LRH_MASK_LEN;
 		break;
 	case 6:
-		fixed = WIRE_IPV6_LEN + WIRE_UDP_LEN + WIRE_BTH_LEN;
-		if (len < fixed)
-			return WIRE_ERR_TRUNCATED;
-		crc = wire_icrc_begin_ipv6(p);
+		v6 = true;
+		fixed = ICRC_HDR6 - LRH_MASK_LEN;
 		break;
 	default:
 		return WIRE_ERR_BAD_IP;
 	}
-	*icrc = wire_crc32(crc, p + fixed, len - fixed);
+	if (len < fixed)
+		return WIRE_ERR_TRUNCATED;
+#if WIRE_HAVE_CLMUL
+	if (clmul_usable()) {
+		*icrc = icrc_clmul(p, len, v6);
+		return 0;
+	}
+#endif
+	if (v6)
+		icrc_hdr_ipv6(h, p);
+	else
+		icrc_hdr_ipv4(h, p);
+	*icrc = wire_crc32(wire_crc32(0, h, fixed + LRH_MASK_LEN), p + fixed,
+			   len - fixed);
 	return 0;
 }
 

@@ -166,6 +166,26 @@ static void make_random_ip(uint8_t *p, size_t len, int v6)
 		p[0] = 0x45;
 }
 
+/* Every length from the bare headers to 600 bytes after them: each way
+ * the headers and the rest split into 16-byte blocks, both IP versions. */
+static void test_icrc_lengths(void)
+{
+	uint8_t buf[1024];
+
+	for (int v6 = 0; v6 <= 1; v6++) {
+		size_t fixed = (v6 ? 40 : 20) + 8 + 12;
+
+		for (size_t extra = 0; extra <= 600; extra++) {
+			size_t len = fixed + extra;
+			uint32_t icrc;
+
+			make_random_ip(buf, len + 4, v6);
+			CHECK_EQ(wire_icrc_calc(buf, len, &icrc), 0);
+			CHECK_EQ(icrc, ref_icrc(buf, len));
+		}
+	}
+}
+
 static void test_icrc_random(void)
 {
 	uint8_t buf[2200];
@@ -289,6 +309,7 @@ int main(void)
 	test_incremental();
 	test_icrc_put_get();
 	test_icrc_errors();
+	test_icrc_lengths();
 	test_icrc_random();
 	test_icrc_captured();
 	return test_report("test_wire_crc");
