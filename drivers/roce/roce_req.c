@@ -296,7 +296,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		rte_pktmbuf_free(m);
 		return -1;
 	}
-	hl = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl + n);
+	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), &b, (size_t)hl);
 	if (hl < 0) {
 		rte_pktmbuf_free(m);
 		return -1;

@@ -48,8 +48,7 @@ static void reply_send(struct roce_dev *d, struct roce_qp *rq,
 		return;
 	if (b->payload_len)
 		memcpy(f + hl, payload, b->payload_len);
-	hl = wire_build_finish(f, rte_pktmbuf_tailroom(m),
-			       (size_t)hl + b->payload_len);
+	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), b, (size_t)hl);
 	if (hl < 0) {
 		rte_pktmbuf_free(m);
 		return;

@@ -858,6 +858,17 @@ int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b);
 int wire_build_finish(uint8_t *buf, size_t cap, size_t len);
 
 /*
+ * Completes a frame whose headers wire_build_hdrs() wrote from the same *b
+ * (hdr_len is what it returned) and whose b->payload_len payload bytes
+ * follow them: zero-pads the payload and appends the ICRC.  The lengths
+ * and checksums wire_build_hdrs() set stand; nothing is re-read but what
+ * the ICRC covers.  Returns the frame length, or WIRE_ERR_NOSPC if cap is
+ * too small.
+ */
+int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
+		    size_t hdr_len);
+
+/*
  * UDP source port of a QP: 0xC000 | (hash & 0x3FFF), flow entropy for
  * ECMP/RSS, fixed per QP (the RoCEv2 range 0xC000-0xFFFF).
  *

@@ -64,6 +64,23 @@ static void put_ext_hdrs(uint8_t *bth, const struct wire_opcode_info *info,
 	}
 }
 
+/*
+ * The IPv4 header checksum of the header wire_build_hdrs() writes, from the
+ * values rather than from the bytes just stored (reading those back would
+ * wait for the stores).
+ */
+static uint16_t ipv4_csum_of(const struct wire_build *b, uint16_t tot_len)
+{
+	uint32_t sum = (0x45u << 8 | b->tclass) + tot_len + b->ip_id +
+		       WIRE_IPV4_DF + ((uint32_t)b->ttl << 8 | WIRE_IPPROTO_UDP) +
+		       wire_get16(b->sgid + 12) + wire_get16(b->sgid + 14) +
+		       wire_get16(b->dgid + 12) + wire_get16(b->dgid + 14);
+
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 {
 	const struct wire_opcode_info *info;
@@ -127,7 +144,8 @@ int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 		ip->proto = WIRE_IPPROTO_UDP;
 		memcpy(ip->saddr, b->sgid + 12, 4);
 		memcpy(ip->daddr, b->dgid + 12, 4);
-		wire_put16(ip->csum, wire_ipv4_csum(ip));
+		wire_put16(ip->csum, ipv4_csum_of(b, (uint16_t)(WIRE_IPV4_LEN +
+							       udp_len)));
 	}
 	p += l3;
 
@@ -223,6 +241,20 @@ int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 	wire_put16(buf + udp_off + 6, 0);
 	wire_icrc_write(ip, len + pad - ip_off);
 	return (int)total;
+}
+
+int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
+		    size_t hdr_len)
+{
+	size_t ip_off = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
+	size_t len = hdr_len + b->payload_len;
+	unsigned int pad = wire_pad_len(b->payload_len);
+
+	if (hdr_len <= ip_off || len + pad + WIRE_ICRC_LEN > cap)
+		return WIRE_ERR_NOSPC;
+	memset(buf + len, 0, pad);
+	wire_icrc_write(buf + ip_off, len + pad - ip_off);
+	return (int)(len + pad + WIRE_ICRC_LEN);
 }
 
 uint16_t wire_udp_sport(uint32_t qpn)

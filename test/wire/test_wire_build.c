@@ -195,6 +195,13 @@ static void build_and_compare(const char *what, const struct wire_build *b,
 		return;
 	CHECK_BYTES(out, (size_t)total, exp, exp_len, what);
 
+	/* wire_build_seal: the same frame without re-reading the headers */
+	memset(g, 0xCC, sizeof(g));
+	CHECK_EQ(wire_build_hdrs(g, sizeof(g), b), hl);
+	memcpy(g + hl, pl, b->payload_len);
+	CHECK_EQ(wire_build_seal(g, sizeof(g), b, (size_t)hl), total);
+	CHECK_BYTES(g, (size_t)total, exp, exp_len, what);
+
 	/* gather path: headers from wire_build_hdrs are final as written;
 	 * payload pieces + pad + ICRC appended incrementally */
 	{
@@ -540,6 +547,12 @@ static void test_errors(void)
 	REQUIRE(hl == 54);
 	memset(buf + hl, 1, 5);
 	CHECK_EQ(wire_build_finish(buf, 54 + 5 + 3 + 3, 54 + 5), WIRE_ERR_NOSPC);
+	b.payload_len = 5;
+	CHECK_EQ(wire_build_hdrs(buf, sizeof(buf), &b), 54);
+	CHECK_EQ(wire_build_seal(buf, 54 + 5 + 3 + 3, &b, 54), WIRE_ERR_NOSPC);
+	CHECK_EQ(wire_build_seal(buf, 54 + 5 + 3 + 4, &b, 54), 54 + 5 + 3 + 4);
+	CHECK_EQ(wire_parse(buf, 66, 0, &(struct wire_pkt){ 0 }), 0);
+	CHECK_EQ(wire_build_seal(buf, sizeof(buf), &b, 14), WIRE_ERR_NOSPC);
 	CHECK_EQ(wire_build_finish(buf, 54 + 5 + 3 + 4, 54 + 5), 54 + 5 + 3 + 4);
 	CHECK_EQ(wire_parse(buf, 66, 0, &(struct wire_pkt){ 0 }), 0);
 	CHECK_EQ(wire_build_finish(buf, sizeof(buf), 10), WIRE_ERR_INVAL);

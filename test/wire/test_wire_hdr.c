@@ -446,6 +446,28 @@ static void test_ipv4_csum(void)
 	/* RFC 1071 example-style carry: all 0xFF words */
 	memset(h, 0xFF, sizeof(h));
 	CHECK_EQ(wire_ipv4_csum(h), 0x0000);
+
+	/* random headers against the textbook 16-bit sum, whatever the
+	 * checksum field holds; a header with its checksum in sums to 0xFFFF
+	 * (the parser's check) */
+	for (int iter = 0; iter < 2000; iter++) {
+		uint32_t sum = 0;
+		uint16_t want;
+
+		test_fill_random(h, sizeof(h));
+		if (iter % 4 == 0)
+			memset(h + 12, iter % 8 == 0 ? 0xFF : 0, 8);
+		for (int i = 0; i < 20; i += 2)
+			if (i != 10)
+				sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		want = (uint16_t)~sum;
+		CHECK_EQ(wire_ipv4_csum(h), want);
+		h[10] = (uint8_t)(want >> 8);
+		h[11] = (uint8_t)want;
+		CHECK_EQ(wire_ipv4_csum(h), want);
+	}
 }
 
 static void test_udp_sport(void)
