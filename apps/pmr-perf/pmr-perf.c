@@ -69,6 +69,7 @@ struct opts {
 	int mtu;                 /* 0: the port's active MTU */
 	int inl;                 /* -1: default */
 	int cq_mod;
+	int post_list;           /* WRs per pmr_post_send call (bw tests) */
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
 	/* local only */
 	bool gbits;
@@ -82,7 +83,7 @@ struct opts {
 
 static struct opts o = {
 	.size = 2, .nqp = 1, .tx_depth = 0, .rx_depth = 512, .inl = -1,
-	.cq_mod = 0, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
+	.cq_mod = 0, .post_list = 1, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
 	.progress = PMR_PROGRESS_INLINE,
 };
 
@@ -1178,6 +1179,35 @@ static int post_one(struct rqp *q, int idx, struct pmr_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Post k copies of wr (k <= o.post_list) as one list: one pmr_post_send
+ * call, so one engine pass and one transmit burst for all of them.
+ */
+static void post_chain(struct rqp *q, int idx, const struct pmr_send_wr *wr,
+		       int k, bool last)
+{
+	struct pmr_send_wr wrs[256], *bad;
+	int ret;
+
+	for (int i = 0; i < k; i++) {
+		wrs[i] = *wr;
+		wrs[i].next = i + 1 < k ? &wrs[i + 1] : NULL;
+		q->unsig++;
+		if ((last && i + 1 == k) || q->unsig >= (uint32_t)o.cq_mod) {
+			wrs[i].send_flags |= PMR_SEND_SIGNALED;
+			wrs[i].wr_id = (uint64_t)idx << 32 | q->unsig;
+			q->unsig = 0;
+		} else {
+			wrs[i].send_flags &= ~(unsigned)PMR_SEND_SIGNALED;
+		}
+	}
+	ret = pmr_post_send(q->qp, wrs, &bad);
+	if (ret)
+		die("pmr_post_send: %s (WR %ld of the list)", strerror(ret),
+		    (long)(bad - wrs));
+	q->out += (uint32_t)k;
+}
+
 /* Drain every signaled WR and tell the peer to leave its loop. */
 static void finish_client(void)
 {
@@ -1389,10 +1419,15 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 				if (o.progress == PMR_PROGRESS_MANUAL)
 					drive();
 				n = pmr_poll_cq(rcq, 32, wc);
-				for (int i = 0; i < n; i++) {
+				/* repost in runs of the same QP: one call each */
+				for (int i = 0, run = 0; i < n; i++) {
 					check_wc(&wc[i], "recv");
-					post_recv(&qps[wc[i].wr_id], (int)wc[i].wr_id,
-						  1);
+					run++;
+					if (i + 1 == n || wc[i + 1].wr_id != wc[i].wr_id) {
+						post_recv(&qps[wc[i].wr_id],
+							  (int)wc[i].wr_id, run);
+						run = 0;
+					}
 				}
 				if (n == 0 && ++spins % END_CHECK_SPINS == 0 &&
 				    tcp_try_line(l, sizeof(l)))
@@ -1424,10 +1459,19 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 				while (q->out < (uint32_t)o.tx_depth &&
 				       (timed || posted < iters)) {
-					bool last = !timed && posted + 1 == iters;
+					uint64_t k = (uint64_t)o.post_list;
+					bool last;
 
-					post_one(q, i, &wrs[i], last);
-					posted++;
+					if (k > (uint64_t)o.tx_depth - q->out)
+						k = (uint64_t)o.tx_depth - q->out;
+					if (!timed && k > iters - posted)
+						k = iters - posted;
+					last = !timed && posted + k == iters;
+					if (k == 1)
+						post_one(q, i, &wrs[i], last);
+					else
+						post_chain(q, i, &wrs[i], (int)k, last);
+					posted += k;
 				}
 			}
 		}
@@ -1515,6 +1559,8 @@ static void usage(void)
 "  -m, --mtu N           path MTU 256..4096 (default: the port's)\n"
 "  -I, --inline_size N   inline up to N bytes (default 236 lat, 0 bw)\n"
 "  -Q, --cq-mod N        one signaled WR every N (default 100, <= tx depth)\n"
+"  -l, --post_list N     bw tests: post N WRs per pmr_post_send call\n"
+"                        (a linked list; default 1, at most 256)\n"
 "  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
@@ -1564,6 +1610,7 @@ static int parse_opts(int argc, char **argv)
 		{ "rx-depth", 1, NULL, 'r' }, { "mtu", 1, NULL, 'm' },
 		{ "inline_size", 1, NULL, 'I' }, { "cq-mod", 1, NULL, 'Q' },
 		{ "connection", 1, NULL, 'c' }, { "port", 1, NULL, 'p' },
+		{ "post_list", 1, NULL, 'l' },
 		{ "help", 0, NULL, 'h' },
 		{ "report_gbits", 0, NULL, O_GBITS },
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
@@ -1579,7 +1626,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:c:p:Fh", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fh", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o.size = strtoull(optarg, NULL, 0); size_set = true; break;
@@ -1592,6 +1639,7 @@ static int parse_opts(int argc, char **argv)
 		case 'm': o.mtu = atoi(optarg); break;
 		case 'I': o.inl = atoi(optarg); break;
 		case 'Q': o.cq_mod = atoi(optarg); break;
+		case 'l': o.post_list = atoi(optarg); break;
 		case 'p': o.tcp_port = atoi(optarg); break;
 		case 'F': break;
 		case 'c':
@@ -1637,6 +1685,10 @@ static void defaults(void)
 		o.cq_mod = o.lat ? 8 : 100;
 	if (o.cq_mod > o.tx_depth)
 		o.cq_mod = o.tx_depth;
+	if (o.post_list < 1 || o.post_list > 256)
+		die("bad -l: 1..256");
+	if (o.lat)
+		o.post_list = 1;      /* one message per round trip */
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)
