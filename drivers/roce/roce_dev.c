@@ -406,24 +406,26 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 }
 
 /*
- * post_send's doorbell in inline mode: take the doorbells and send what
- * the rung QPs have, without a receive burst (poll_cq does that).
+ * post_send's doorbell in inline mode: send what was just posted to qp,
+ * without a receive burst (poll_cq does that) and without visiting other
+ * QPs or doorbells (the next progress call does).  The QP stays on the
+ * active list for progress to finish with.  No gen++: an ACK owed waits
+ * for the next progress call, so the frame just posted leaves alone, ahead
+ * of it (in a ping-pong the peer takes in the reply without the ACK in
+ * front of it, and this side builds the ACK while the peer works on the
+ * reply).
  */
-static int roce_post_kick(struct pmr_ctx_obj *ctx, unsigned int budget)
+static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
+			  unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
+	struct roce_qp *rq = qp->priv;
 	uint64_t now = 0;
 	unsigned int done = 0;
 
-	d->gen++;       /* an ACK owed leaves with what was just posted */
-	pmr_ctx_doorbells(ctx, doorbell, d);
-	for (struct pmr_list *pos = d->active.next; pos != &d->active;
-	     pos = pos->next) {
-		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
-						      active_link);
-
-		if (rq->need_req_reset || rq->need_resp_reset)
-			continue;       /* progress applies those first */
+	roce_qp_activate(d, rq);
+	if (!rq->need_req_reset && !rq->need_resp_reset) {
+		/* (progress applies those first) */
 		done += roce_resp_run(d, rq, budget, false);
 		done += roce_req_run(d, rq, budget, &now);
 	}

@@ -672,10 +672,10 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 
 /*
  * Send what the responder owes.  An ACK waits for the next progress call
- * (ack_now: at once), so a completion it goes with reaches the application
- * first and the ACK leaves in the same burst as the application's reply;
- * the engine runs again at the next poll or post, and destroy_qp sends an
- * ACK still owed.
+ * (ack_now: at once; post_send's kick does not count), so the completion
+ * it goes with reaches the application first, and a reply the application
+ * posts to it leaves ahead of the ACK, alone in its burst; the engine runs
+ * again at the next poll, and destroy_qp sends an ACK still owed.
  */
 unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 			   unsigned int budget, bool ack_now)

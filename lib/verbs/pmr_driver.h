@@ -431,8 +431,11 @@ struct pmr_driver {
 	/** Run the engine with the engine lock held; return work done. */
 	int (*progress)(struct pmr_ctx_obj *ctx, unsigned int budget);
 	/** Optional, the doorbell of inline progress: send what was just
-	 *  posted (engine lock held).  Without it post_send runs progress. */
-	int (*post_kick)(struct pmr_ctx_obj *ctx, unsigned int budget);
+	 *  posted to qp (engine lock held; no doorbell was rung for it, so
+	 *  the driver takes qp on directly).  Without it post_send rings
+	 *  the doorbell and runs progress. */
+	int (*post_kick)(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
+			 unsigned int budget);
 	/** Optional: true when the engine still references the MR. */
 	bool (*mr_busy)(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
 	/** Ring doorbells: post_send pushes the QP on ctx->db_head, and the
@@ -471,9 +474,17 @@ static inline void pmr_qp_doorbell(struct pmr_qp_obj *qp)
 static inline unsigned int pmr_ctx_doorbells(struct pmr_ctx_obj *ctx,
 	void (*fn)(struct pmr_qp_obj *qp, void *arg), void *arg)
 {
-	struct pmr_qp_obj *qp = atomic_exchange_explicit(&ctx->db_head, NULL,
-						       memory_order_acquire);
+	struct pmr_qp_obj *qp;
 	unsigned int n = 0;
+
+	/* a plain load first: the exchange is a full barrier, and right
+	 * after a receive burst it would wait for the port's stores to
+	 * another core's cache lines; a doorbell rung just after the load
+	 * is taken by the next call, as one rung just after the exchange */
+	if (atomic_load_explicit(&ctx->db_head, memory_order_relaxed) == NULL)
+		return 0;
+	qp = atomic_exchange_explicit(&ctx->db_head, NULL,
+				      memory_order_acquire);
 
 	while (qp != NULL) {
 		struct pmr_qp_obj *next = qp->db_next;

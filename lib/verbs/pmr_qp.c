@@ -1103,14 +1103,19 @@ PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 	atomic_store_explicit(&sq->prod, prod, memory_order_release);
 	if (err != 0)
 		*bad_wr = wr;
-	if (qp->ctx->doorbells)
-		pmr_qp_doorbell(qp);
 	if (st >= PMR_QPS_SQE) {
+		if (qp->ctx->doorbells)
+			pmr_qp_doorbell(qp);
 		pmr_lock(qp->ctx->engine_lock);
 		pmr_qp_flush_posted(qp);
 		pmr_unlock(qp->ctx->engine_lock);
-	} else {
-		pmr_ctx_post_kick(qp->ctx);
+	} else if (!pmr_ctx_post_kick(qp->ctx, qp)) {
+		/* the doorbell's atomics only when the engine is not run here
+		 * and now: it may be running on another lcore */
+		if (qp->ctx->doorbells)
+			pmr_qp_doorbell(qp);
+		if (qp->ctx->dev->drv->post_kick == NULL)
+			pmr_ctx_kick(qp->ctx);
 	}
 	return err;
 }

@@ -32,20 +32,24 @@ static inline void pmr_ctx_kick(struct pmr_ctx_obj *ctx)
 		pmr_ctx_progress(ctx, PMR_DEFAULT_BUDGET);
 }
 
-/** Inline progress after post_send: the driver's lighter doorbell. */
-static inline void pmr_ctx_post_kick(struct pmr_ctx_obj *ctx)
+/**
+ * Inline progress after post_send to qp: the driver's lighter doorbell,
+ * which takes qp on directly.  @return false when it did not run (another
+ * progress mode, no such driver op, the engine busy elsewhere): the caller
+ * rings qp's doorbell then.
+ */
+static inline bool pmr_ctx_post_kick(struct pmr_ctx_obj *ctx,
+				     struct pmr_qp_obj *qp)
 {
-	int (*kick)(struct pmr_ctx_obj *, unsigned int) =
+	int (*kick)(struct pmr_ctx_obj *, struct pmr_qp_obj *, unsigned int) =
 		ctx->dev->drv->post_kick;
 
-	if (ctx->mode != PMR_PROGRESS_INLINE)
-		return;
-	if (kick == NULL) {
-		pmr_ctx_progress(ctx, PMR_DEFAULT_BUDGET);
-	} else if (pmr_trylock(ctx->engine_lock)) {
-		kick(ctx, PMR_DEFAULT_BUDGET);
-		pmr_unlock(ctx->engine_lock);
-	}
+	if (ctx->mode != PMR_PROGRESS_INLINE || kick == NULL ||
+	    !pmr_trylock(ctx->engine_lock))
+		return false;
+	kick(ctx, qp, PMR_DEFAULT_BUDGET);
+	pmr_unlock(ctx->engine_lock);
+	return true;
 }
 
 /** Flush every outstanding WR of a QP in ERR (engine lock held). */
