@@ -637,6 +637,12 @@ uint32_t wire_crc32_sw(uint32_t crc, const void *buf, size_t len);
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
 /* True if wire_crc32_clmul really uses PCLMULQDQ on this CPU. */
 bool wire_crc32_has_clmul(void);
+/* True if the CPU also has AVX-512 VPCLMULQDQ, used from 256 bytes on. */
+bool wire_crc32_has_vpclmul(void);
+/* Limit the CRC code used from now on (tests, benchmarks): 0 the table,
+ * 1 PCLMULQDQ, 2 VPCLMULQDQ; a negative value or one above what the CPU
+ * has selects the best it has.  Returns the level in use. */
+int wire_crc32_set_level(int level);
 /* The slice-by-8 tables (tab[0] is the classic byte table).  For tests. */
 extern const uint32_t wire_crc32_tab[8][256];
 

@@ -524,38 +524,134 @@ static uint32_t crc32_reg_clmul(uint32_t c, const uint8_t *p, size_t len)
 	return fold_final(x1);
 }
 
-bool wire_crc32_has_clmul(void)
+/*
+ * The same fold with AVX-512 VPCLMULQDQ: four 64-byte accumulators, 256
+ * bytes a round (each 128-bit lane folds across 2048 bits), then the four
+ * into one and its four lanes into one.  len >= 256, a multiple of 16.
+ * About four times the four-lane PCLMULQDQ fold on 4 KiB.
+ */
+#define VPCL_TARGET "avx512f,avx512vl,vpclmulqdq,pclmul,sse4.1"
+#define VPCL_MIN_LEN 256
+
+__attribute__((target(VPCL_TARGET)))
+static inline __m512i fold64(__m512i a, __m512i k, __m512i next)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
+					 _mm512_clmulepi64_epi128(a, k, 0x11),
+					 next, 0x96);    /* a ^ b ^ c */
+}
+
+__attribute__((target(VPCL_TARGET)))
+static uint32_t crc32_reg_vpclmul(uint32_t c, const uint8_t *p, size_t len)
+{
+	/* x^(2048+32), x^(2048-32) mod P and the k1/k2 pair (512 bits),
+	 * bit-reflected, per 128-bit lane */
+	const __m512i k2048 = _mm512_broadcast_i32x4(
+		_mm_set_epi64x(0x01322d1430LL, 0x011542778aLL));
+	const __m512i k512 = _mm512_broadcast_i32x4(CLMUL_K1K2);
+	__m512i a0, a1, a2, a3;
+	__m128i x;
+
+	a0 = _mm512_xor_si512(_mm512_loadu_si512(p),
+		_mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	a1 = _mm512_loadu_si512(p + 64);
+	a2 = _mm512_loadu_si512(p + 128);
+	a3 = _mm512_loadu_si512(p + 192);
+	for (p += 256, len -= 256; len >= 256; p += 256, len -= 256) {
+		a0 = fold64(a0, k2048, _mm512_loadu_si512(p));
+		a1 = fold64(a1, k2048, _mm512_loadu_si512(p + 64));
+		a2 = fold64(a2, k2048, _mm512_loadu_si512(p + 128));
+		a3 = fold64(a3, k2048, _mm512_loadu_si512(p + 192));
+	}
+	a1 = fold64(a0, k512, a1);
+	a2 = fold64(a1, k512, a2);
+	a3 = fold64(a2, k512, a3);
+	for (; len >= 64; p += 64, len -= 64)
+		a3 = fold64(a3, k512, _mm512_loadu_si512(p));
+	x = _mm512_extracti32x4_epi32(a3, 0);
+	x = fold16(x, _mm512_extracti32x4_epi32(a3, 1));
+	x = fold16(x, _mm512_extracti32x4_epi32(a3, 2));
+	x = fold16(x, _mm512_extracti32x4_epi32(a3, 3));
+	for (; len >= 16; p += 16, len -= 16)
+		x = fold16(x, loadu128(p));
+	return fold_final(x);
+}
+
+/* What the CPU offers: 0 table only, 1 PCLMULQDQ, 2 also VPCLMULQDQ. */
+static int crc_level_cpu(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("pclmul") &&
-	       __builtin_cpu_supports("sse4.1");
+	if (!__builtin_cpu_supports("pclmul") ||
+	    !__builtin_cpu_supports("sse4.1"))
+		return 0;
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("vpclmulqdq"))
+		return 2;
+	return 1;
 }
 #else
 #define WIRE_HAVE_CLMUL 0
 
-bool wire_crc32_has_clmul(void)
+static int crc_level_cpu(void)
 {
-	return false;
+	return 0;
 }
 #endif
+
+bool wire_crc32_has_clmul(void)
+{
+	return crc_level_cpu() >= 1;
+}
+
+bool wire_crc32_has_vpclmul(void)
+{
+	return crc_level_cpu() >= 2;
+}
 
 /* crc32_reg_clmul() loads four 16-byte lanes up front: it needs >= 64
  * bytes (and below that the table is as fast anyway). */
 #define CLMUL_MIN_LEN 64
 _Static_assert(CLMUL_MIN_LEN >= 64, "the folding reads 64 bytes at once");
 
-/* wire_crc32_has_clmul(), asked once: every packet needs the answer. */
-static bool clmul_usable(void)
+/* The level in use, asked of the CPU once (every packet needs it). */
+static atomic_int crc_level = -1;
+
+static int crc_level_get(void)
 {
-	static atomic_int known = -1;
-	int v = atomic_load_explicit(&known, memory_order_relaxed);
+	int v = atomic_load_explicit(&crc_level, memory_order_relaxed);
 
 	if (v < 0) {
-		v = wire_crc32_has_clmul();
-		atomic_store_explicit(&known, v, memory_order_relaxed);
+		v = crc_level_cpu();
+		atomic_store_explicit(&crc_level, v, memory_order_relaxed);
 	}
-	return v != 0;
+	return v;
 }
+
+static bool clmul_usable(void)
+{
+	return crc_level_get() >= 1;
+}
+
+int wire_crc32_set_level(int level)
+{
+	int cpu = crc_level_cpu();
+
+	if (level < 0 || level > cpu)
+		level = cpu;
+	atomic_store_explicit(&crc_level, level, memory_order_relaxed);
+	return level;
+}
+
+#if WIRE_HAVE_CLMUL
+/* len >= CLMUL_MIN_LEN, a multiple of 16: the widest fold in use. */
+static uint32_t crc32_reg_fold(uint32_t c, const uint8_t *p, size_t len)
+{
+	if (len >= VPCL_MIN_LEN && crc_level_get() >= 2)
+		return crc32_reg_vpclmul(c, p, len);
+	return crc32_reg_clmul(c, p, len);
+}
+#endif
 
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 {
@@ -563,7 +659,7 @@ uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 	if (len >= CLMUL_MIN_LEN && clmul_usable()) {
 		const uint8_t *p = buf;
 		size_t n = len & ~(size_t)15;
-		uint32_t c = crc32_reg_clmul(~crc, p, n);
+		uint32_t c = crc32_reg_fold(~crc, p, n);
 
 		return ~crc32_reg_sw(c, p + n, len - n);
 	}
@@ -701,7 +797,7 @@ static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
 	} else {
 		size_t m = n & ~(size_t)15;
 
-		c = crc32_reg_clmul(fold_final(x), p, m);
+		c = crc32_reg_fold(fold_final(x), p, m);
 		p += m;
 		n -= m;
 	}

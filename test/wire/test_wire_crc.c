@@ -300,17 +300,26 @@ static void test_icrc_captured(void)
 
 int main(void)
 {
-	printf("PCLMULQDQ path %s\n", wire_crc32_has_clmul() ?
-	       "available: tested against the table and the reference" :
-	       "not available on this CPU: only the table path is tested");
-	test_known_vectors();
+	static const char *const names[] = { "table", "PCLMULQDQ",
+					     "AVX-512 VPCLMULQDQ" };
+	int best = wire_crc32_set_level(-1);
+
+	printf("CRC code on this CPU: up to %s; each level is tested against "
+	       "the bitwise reference\n", names[best]);
+	CHECK_EQ(best >= 1, wire_crc32_has_clmul());
+	CHECK_EQ(best >= 2, wire_crc32_has_vpclmul());
 	test_tables();
-	test_random_buffers();
-	test_incremental();
 	test_icrc_put_get();
 	test_icrc_errors();
-	test_icrc_lengths();
-	test_icrc_random();
-	test_icrc_captured();
+	for (int level = 0; level <= best; level++) {
+		CHECK_EQ(wire_crc32_set_level(level), level);
+		test_known_vectors();
+		test_random_buffers();
+		test_incremental();
+		test_icrc_lengths();
+		test_icrc_random();
+		test_icrc_captured();
+	}
+	CHECK_EQ(wire_crc32_set_level(99), best);
 	return test_report("test_wire_crc");
 }
