@@ -10,6 +10,7 @@
 #
 # Server on CPU 1 (-l 1), client on CPU 0 (-l 0).  Needs root for the
 # af_packet cases (netns, veth).  Raw JSON lines go to OUTDIR/results.jsonl.
+# PMR_BENCH_DEVARGS=K=V[,...] adds RoCE device arguments on both sides.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,8 @@ else
 	EAL_MEM=(--in-memory)
 fi
 QUIET=(--log-level=lib.eal:error --log-level=pmd.*:error)
+# PMR_BENCH_DEVARGS: more RoCE device arguments for both sides (ack=...)
+DEVX=${PMR_BENCH_DEVARGS:+,$PMR_BENCH_DEVARGS}
 
 # name | client options.  Each runs with --raw-compare --json.
 ALL_CASES=(
@@ -67,14 +70,14 @@ run_memif() {
 	local sock=$OUT/memif.sock p=$((port++)) rc
 	rm -f "$sock"
 	timeout 300 "$BIN" "$@" -p $p --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
 		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
 		--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
 		>"$OUT/$name.server.log" 2>&1 &
 	local spid=$!
 	sleep 0.3
 	timeout 300 "$BIN" "$@" -p $p --json 127.0.0.1 \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
 		--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
 		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
@@ -103,14 +106,14 @@ run_afp() {
 	local p=$((port++)) rc
 	local vd="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
 	timeout 300 ip netns exec $NSA "$BIN" "$@" -p $p --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
 		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
 		--vdev net_af_packet0,iface=pba$$,$vd \
 		>"$OUT/$name.server.log" 2>&1 &
 	local spid=$!
 	sleep 0.5
 	timeout 300 ip netns exec $NSB "$BIN" "$@" -p $p --json 192.168.251.1 \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
 		--vdev net_af_packet0,iface=pbb$$,$vd \
 		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"

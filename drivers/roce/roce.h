@@ -36,6 +36,9 @@ extern int roce_logtype;
 #define ROCE_ARP_RETRY_MS 200
 #define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
 
+/* ack=: where an ACK owed goes when the application posts (roce.rst) */
+enum { ROCE_ACK_AUTO, ROCE_ACK_SEPARATE, ROCE_ACK_WITH_REPLY };
+
 struct roce_neigh {
 	uint8_t ip[16];                   /* GID form */
 	uint8_t mac[6];
@@ -53,6 +56,9 @@ struct roce_dev {
 	bool has_ipv6;
 	enum pmr_mtu max_mtu;
 	enum pmr_progress_mode default_mode;
+	uint8_t ack_mode;                 /* ROCE_ACK_*: the ack= argument */
+	bool ack_with_reply;              /* an ACK owed leaves in post_send's
+					   * burst, behind what was posted */
 	int service_lcore;                /* -1: none */
 	uint32_t service_id;
 	bool service_registered;

@@ -116,6 +116,15 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 			d->default_mode = PMR_PROGRESS_MANUAL;
 		else
 			goto bad;
+	} else if (strcmp(key, "ack") == 0) {
+		if (strcmp(value, "auto") == 0)
+			d->ack_mode = ROCE_ACK_AUTO;
+		else if (strcmp(value, "separate") == 0)
+			d->ack_mode = ROCE_ACK_SEPARATE;
+		else if (strcmp(value, "with_reply") == 0)
+			d->ack_mode = ROCE_ACK_WITH_REPLY;
+		else
+			goto bad;
 	} else if (strcmp(key, "service_lcore") == 0) {
 		long v = strtol(value, &end, 10);
 
@@ -147,6 +156,13 @@ static int port_setup(struct roce_dev *d)
 	ret = rte_eth_dev_info_get(d->port_id, &info);
 	if (ret != 0)
 		return ret;
+	/* auto: a separate burst for the ACK only where a burst is cheap
+	 * (memif: a ring in shared memory); elsewhere a transmit burst is a
+	 * system call (af_packet, tap) or a doorbell write to a NIC */
+	d->ack_with_reply = d->ack_mode == ROCE_ACK_WITH_REPLY ||
+			    (d->ack_mode == ROCE_ACK_AUTO &&
+			     (info.driver_name == NULL ||
+			      strcmp(info.driver_name, "net_memif") != 0));
 	memset(&conf, 0, sizeof(conf));
 	ret = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
 	if (ret != 0) {
@@ -413,7 +429,8 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
  * for the next progress call, so the frame just posted leaves alone, ahead
  * of it (in a ping-pong the peer takes in the reply without the ACK in
  * front of it, and this side builds the ACK while the peer works on the
- * reply).
+ * reply).  Where a transmit burst costs a system call or a doorbell
+ * (ack_with_reply), the ACK follows the reply in the same burst instead.
  */
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
@@ -428,6 +445,9 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 		/* (progress applies those first) */
 		done += roce_resp_run(d, rq, budget, false);
 		done += roce_req_run(d, rq, budget, &now);
+		/* ack=with_reply: one burst, the reply first */
+		if (d->ack_with_reply && rq->ack_pending)
+			done += roce_resp_run(d, rq, budget, true);
 	}
 	roce_tx_flush(d);
 	return (int)done;

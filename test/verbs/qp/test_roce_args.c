@@ -43,11 +43,17 @@ int main(void)
 		{ "ipv4=10.0.0.1,neigh=10.0.0.2/02:00", EINVAL },
 		{ "ipv4=10.0.0.1,progress=fast", EINVAL },
 		{ "ipv4=10.0.0.1,service_lcore=-1", EINVAL },
+		{ "ipv4=10.0.0.1,ack=later", EINVAL },
+		{ "ipv4=10.0.0.1,ack=", EINVAL },
 		{ "ipv6=::ffff:10.0.0.1", EINVAL },          /* IPv4-mapped */
 		{ "ipv6=ff02::1", EINVAL },                  /* multicast */
 		{ "ipv6=fd00::zz", EINVAL },
 		{ "ipv4=10.0.0.1", ENODEV },                 /* no port 0 */
 		{ "ipv6=fd00::1,port=3", ENODEV },
+		/* valid values get as far as the missing port */
+		{ "ipv4=10.0.0.1,ack=auto", ENODEV },
+		{ "ipv4=10.0.0.1,ack=separate", ENODEV },
+		{ "ipv4=10.0.0.1,ack=with_reply", ENODEV },
 	};
 	struct pmr_roce_port_stats ps;
 	struct pmr_roce_qp_stats qs;
