@@ -127,14 +127,11 @@ static void recv_done(struct roce_qp *rq, const struct wire_pkt *p,
 		      const uint8_t *f, enum pmr_wc_opcode op, uint32_t len,
 		      uint32_t src_qp, unsigned int flags)
 {
-	struct pmr_wc wc;
+	struct pmr_wc wc = {
+		.status = PMR_WC_SUCCESS, .opcode = op, .byte_len = len,
+		.src_qp = src_qp, .wc_flags = flags,
+	};
 
-	memset(&wc, 0, sizeof(wc));
-	wc.status = PMR_WC_SUCCESS;
-	wc.opcode = op;
-	wc.byte_len = len;
-	wc.src_qp = src_qp;
-	wc.wc_flags = flags;
 	if (p->info->flags & WIRE_OPF_IMM) {
 		wc.wc_flags |= PMR_WC_WITH_IMM;
 		wc.imm_data = rte_cpu_to_be_32(wire_immdt_imm(
@@ -379,11 +376,17 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 					    false, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
 	}
-	memset(r, 0, sizeof(*r));
+	/* field by field: a zeroing initializer becomes "rep stos" */
 	r->kind = 2;
 	r->psn = p->psn;
 	r->npkts = 1;
+	r->va = 0;
+	r->rkey = 0;
+	r->len = 0;
 	r->orig = orig;
+	r->active = false;
+	r->sent = 0;
+	r->next_psn = 0;
 	rq->res_next++;
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, 1);
