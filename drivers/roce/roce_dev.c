@@ -64,6 +64,15 @@ static bool parse_ipv4_gid(const char *s, uint8_t *gid)
 	return true;
 }
 
+/* The index of value in names[0..n), or -1. */
+static int choice(const char *value, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(value, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 static int roce_arg(const char *key, const char *value, void *opaque)
 {
 	struct roce_args *a = opaque;
@@ -108,23 +117,28 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 			goto bad;
 		a->nneigh++;
 	} else if (strcmp(key, "progress") == 0) {
-		if (strcmp(value, "inline") == 0)
-			d->default_mode = PMR_PROGRESS_INLINE;
-		else if (strcmp(value, "service") == 0)
-			d->default_mode = PMR_PROGRESS_SERVICE;
-		else if (strcmp(value, "manual") == 0)
-			d->default_mode = PMR_PROGRESS_MANUAL;
-		else
+		/* indexed by enum pmr_progress_mode */
+		static const char *const modes[] = { "inline", "service",
+						     "manual" };
+		_Static_assert(PMR_PROGRESS_INLINE == 0 &&
+			       PMR_PROGRESS_SERVICE == 1 &&
+			       PMR_PROGRESS_MANUAL == 2, "modes[] order");
+		int i = choice(value, modes, RTE_DIM(modes));
+
+		if (i < 0)
 			goto bad;
+		d->default_mode = (enum pmr_progress_mode)i;
 	} else if (strcmp(key, "ack") == 0) {
-		if (strcmp(value, "auto") == 0)
-			d->ack_mode = ROCE_ACK_AUTO;
-		else if (strcmp(value, "separate") == 0)
-			d->ack_mode = ROCE_ACK_SEPARATE;
-		else if (strcmp(value, "with_reply") == 0)
-			d->ack_mode = ROCE_ACK_WITH_REPLY;
-		else
+		/* indexed by ROCE_ACK_* */
+		static const char *const acks[] = { "auto", "separate",
+						    "with_reply" };
+		_Static_assert(ROCE_ACK_AUTO == 0 && ROCE_ACK_SEPARATE == 1 &&
+			       ROCE_ACK_WITH_REPLY == 2, "acks[] order");
+		int i = choice(value, acks, RTE_DIM(acks));
+
+		if (i < 0)
 			goto bad;
+		d->ack_mode = (uint8_t)i;
 	} else if (strcmp(key, "service_lcore") == 0) {
 		long v = strtol(value, &end, 10);
 
