@@ -380,28 +380,13 @@ static bool qp_idle(struct roce_qp *rq)
 						    memory_order_acquire));
 }
 
-static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
+/* One pass over the QPs with work: resets, timers, responder, requester. */
+static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
+			    unsigned int budget, unsigned int done,
+			    uint64_t *now)
 {
-	struct roce_dev *d = ctx->dev->priv;
-	struct rte_mbuf *pkts[ROCE_RX_BURST];
 	struct pmr_list *pos, *next;
-	unsigned int done = 0;
-	uint64_t now = 0;
-	uint16_t n;
 
-	d->gen++;
-	/* its own count: post_kick runs the engine too, and must not make
-	 * the timer cadence skip progress calls forever */
-	d->timer_runs++;
-	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
-			     budget < ROCE_RX_BURST ? (uint16_t)budget :
-			     ROCE_RX_BURST);
-	pmr_ctx_doorbells(ctx, doorbell, d);
-	for (uint16_t i = 0; i < n; i++) {
-		roce_rx(d, ctx, pkts[i]);
-		rte_pktmbuf_free(pkts[i]);
-	}
-	done = n;
 	for (pos = d->active.next; pos != &d->active; pos = next) {
 		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
 						      active_link);
@@ -416,10 +401,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		    qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
-			roce_req_timers(d, rq, &now);
+			roce_req_timers(d, rq, now);
 		done += roce_resp_run(d, rq, left, false);
 		left = budget > done ? budget - done : 1;
-		done += roce_req_run(d, rq, left, &now);
+		done += roce_req_run(d, rq, left, now);
 		if (rq->sqd_notify && pmr_qp_state(qp) == PMR_QPS_SQD &&
 		    rq->req_off == 0 && rq->una_psn == rq->req_psn) {
 			/* nothing in flight any more: the SQ is drained */
@@ -429,6 +414,53 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		if (qp_idle(rq)) {
 			pmr_list_del(&rq->active_link);
 			rq->active = false;
+		}
+	}
+	return done;
+}
+
+/*
+ * One engine run: first what is owed (posted WRs, ACKs from earlier runs,
+ * retransmissions, READ responses under way), then the receive burst.  What
+ * the burst makes owed waits for the next run (an ACK would anyway, so the
+ * completion it goes with reaches the application first), except the
+ * responses to READ requests that came in it, which leave now.  So a
+ * received SEND or WRITE returns to the application straight after its
+ * completion or its data, without a pass over the QPs behind it.
+ */
+static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
+{
+	struct roce_dev *d = ctx->dev->priv;
+	struct rte_mbuf *pkts[ROCE_RX_BURST];
+	unsigned int done;
+	uint64_t now = 0;
+	uint16_t n;
+
+	d->gen++;
+	/* its own count: post_kick runs the engine too, and must not make
+	 * the timer cadence skip progress calls forever */
+	d->timer_runs++;
+	pmr_ctx_doorbells(ctx, doorbell, d);
+	done = run_qps(d, ctx, budget, 0, &now);
+	roce_tx_flush(d);
+	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
+			     budget < ROCE_RX_BURST ? (uint16_t)budget :
+			     ROCE_RX_BURST);
+	d->reads_new = false;
+	for (uint16_t i = 0; i < n; i++) {
+		roce_rx(d, ctx, pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	done += n;
+	if (d->reads_new) {
+		for (struct pmr_list *pos = d->active.next; pos != &d->active;
+		     pos = pos->next) {
+			struct roce_qp *rq = PMR_CONTAINER_OF(pos,
+				struct roce_qp, active_link);
+
+			if (rq->res_busy != 0 && !rq->need_resp_reset)
+				done += roce_resp_run(d, rq, budget > done ?
+						      budget - done : 1, false);
 		}
 	}
 	roce_tx_flush(d);

@@ -316,6 +316,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	if (!r->active)
 		rq->res_busy++;
 	r->active = true;
+	d->reads_new = true;    /* answered in this engine run */
 	return true;
 }
 
