@@ -71,7 +71,6 @@ struct roce_dev {
 					   * these only (doorbells, packets) */
 	uint64_t gen;                     /* engine runs so far (ACK timing) */
 	uint64_t timer_runs;              /* progress calls (timer cadence) */
-	bool reads_new;                   /* a READ request came in this run */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;

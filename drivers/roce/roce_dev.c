@@ -423,8 +423,9 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
  * One engine run: first what is owed (posted WRs, ACKs from earlier runs,
  * retransmissions, READ responses under way), then the receive burst.  What
  * the burst makes owed waits for the next run (an ACK would anyway, so the
- * completion it goes with reaches the application first), except the
- * responses to READ requests that came in it, which leave now.  So a
+ * completion it goes with reaches the application first), except replies
+ * the responder sends as it takes a request in (READ responses, atomic
+ * ACKs, NAKs).  So a
  * received SEND or WRITE returns to the application straight after its
  * completion or its data, without a pass over the QPs behind it.
  */
@@ -446,23 +447,11 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
 			     ROCE_RX_BURST);
-	d->reads_new = false;
 	for (uint16_t i = 0; i < n; i++) {
 		roce_rx(d, ctx, pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
 	done += n;
-	if (d->reads_new) {
-		for (struct pmr_list *pos = d->active.next; pos != &d->active;
-		     pos = pos->next) {
-			struct roce_qp *rq = PMR_CONTAINER_OF(pos,
-				struct roce_qp, active_link);
-
-			if (rq->res_busy != 0 && !rq->need_resp_reset)
-				done += roce_resp_run(d, rq, budget > done ?
-						      budget - done : 1, false);
-		}
-	}
 	roce_tx_flush(d);
 	return (int)done;
 }
@@ -489,9 +478,10 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 	roce_qp_activate(d, rq);
 	if (!rq->need_req_reset && !rq->need_resp_reset) {
 		/* (progress applies those first) */
-		done += roce_resp_run(d, rq, budget, false);
 		done += roce_req_run(d, rq, budget, &now);
-		/* ack=with_reply: one burst, the reply first */
+		/* ack=with_reply: one burst, the reply first.  (An ACK owed
+		 * here always comes from the last progress call's receive
+		 * burst: the calls after it send older ones first.) */
 		if (d->ack_with_reply && rq->ack_pending)
 			done += roce_resp_run(d, rq, budget, true);
 	}

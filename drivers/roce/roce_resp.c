@@ -316,8 +316,17 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	if (!r->active)
 		rq->res_busy++;
 	r->active = true;
-	d->reads_new = true;    /* answered in this engine run */
 	return true;
+}
+
+/*
+ * Start answering a READ just set up, in this engine run: the responses
+ * leave with the receive burst's other replies, oldest READ first (the rest
+ * of a long one goes out in later runs).  After the MSN counts the READ.
+ */
+static void read_answer(struct roce_dev *d, struct roce_qp *rq)
+{
+	roce_resp_run(d, rq, ROCE_RX_BURST, false);
 }
 
 static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
@@ -335,6 +344,7 @@ static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	rq->res_next++;
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, r->npkts);
+	read_answer(d, rq);
 }
 
 static void atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
@@ -405,8 +415,8 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	if (fl & WIRE_OPF_READ) {
 		/* executed again: the data may have changed */
 		r = res_find(rq, 1, p->psn);
-		if (r != NULL)
-			read_setup(d, rq, r, f, p);
+		if (r != NULL && read_setup(d, rq, r, f, p))
+			read_answer(d, rq);
 		return;
 	}
 	if (fl & WIRE_OPF_ATOMIC) {
