@@ -1109,13 +1109,8 @@ PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 		pmr_lock(qp->ctx->engine_lock);
 		pmr_qp_flush_posted(qp);
 		pmr_unlock(qp->ctx->engine_lock);
-	} else if (!pmr_ctx_post_kick(qp->ctx, qp)) {
-		/* the doorbell's atomics only when the engine is not run here
-		 * and now: it may be running on another lcore */
-		if (qp->ctx->doorbells)
-			pmr_qp_doorbell(qp);
-		if (qp->ctx->dev->drv->post_kick == NULL)
-			pmr_ctx_kick(qp->ctx);
+	} else {
+		pmr_ctx_post_kick(qp->ctx, qp);
 	}
 	return err;
 }

@@ -33,23 +33,28 @@ static inline void pmr_ctx_kick(struct pmr_ctx_obj *ctx)
 }
 
 /**
- * Inline progress after post_send to qp: the driver's lighter doorbell,
- * which takes qp on directly.  @return false when it did not run (another
- * progress mode, no such driver op, the engine busy elsewhere): the caller
- * rings qp's doorbell then.
+ * Tell the engine that WRs were posted to qp.  With inline progress and a
+ * driver post_kick, its lighter doorbell takes qp on directly under the
+ * engine lock.  Otherwise (another progress mode, no such driver op, the
+ * engine busy on another lcore) the QP's doorbell rings, and with inline
+ * progress and no post_kick the engine runs.
  */
-static inline bool pmr_ctx_post_kick(struct pmr_ctx_obj *ctx,
+static inline void pmr_ctx_post_kick(struct pmr_ctx_obj *ctx,
 				     struct pmr_qp_obj *qp)
 {
 	int (*kick)(struct pmr_ctx_obj *, struct pmr_qp_obj *, unsigned int) =
 		ctx->dev->drv->post_kick;
 
-	if (ctx->mode != PMR_PROGRESS_INLINE || kick == NULL ||
-	    !pmr_trylock(ctx->engine_lock))
-		return false;
-	kick(ctx, qp, PMR_DEFAULT_BUDGET);
-	pmr_unlock(ctx->engine_lock);
-	return true;
+	if (ctx->mode == PMR_PROGRESS_INLINE && kick != NULL &&
+	    pmr_trylock(ctx->engine_lock)) {
+		kick(ctx, qp, PMR_DEFAULT_BUDGET);
+		pmr_unlock(ctx->engine_lock);
+		return;
+	}
+	if (ctx->doorbells)
+		pmr_qp_doorbell(qp);
+	if (kick == NULL)
+		pmr_ctx_kick(ctx);
 }
 
 /** Flush every outstanding WR of a QP in ERR (engine lock held). */
