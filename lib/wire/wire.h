@@ -627,15 +627,16 @@ const char *wire_err_str(int err);
  * final inversion), continued from crc.  Same contract as zlib's crc32():
  * wire_crc32(0, "123456789", 9) == 0xCBF43926, and
  * wire_crc32(wire_crc32(0, a, n), b, m) == CRC of a||b.  buf may be NULL
- * when len is 0.  Uses PCLMULQDQ folding when the CPU has it. */
+ * when len is 0.  Uses PCLMULQDQ folding when the CPU has it, and AVX-512
+ * VPCLMULQDQ from 256 bytes on where it has that too. */
 uint32_t wire_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* The portable slice-by-8 implementation (same contract).  Exposed for tests. */
 uint32_t wire_crc32_sw(uint32_t crc, const void *buf, size_t len);
-/* The PCLMULQDQ implementation; falls back to wire_crc32_sw when the CPU or
- * the build lacks it.  Exposed for tests. */
+/* The folding implementation at the level in use (wire_crc32_set_level);
+ * the table below 64 bytes or at level 0.  Exposed for tests. */
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
-/* True if wire_crc32_clmul really uses PCLMULQDQ on this CPU. */
+/* True if the CPU (and the build) have PCLMULQDQ. */
 bool wire_crc32_has_clmul(void);
 /* True if the CPU also has AVX-512 VPCLMULQDQ, used from 256 bytes on. */
 bool wire_crc32_has_vpclmul(void);
@@ -868,8 +869,9 @@ int wire_build_finish(uint8_t *buf, size_t cap, size_t len);
  * (hdr_len is what it returned) and whose b->payload_len payload bytes
  * follow them: zero-pads the payload and appends the ICRC.  The lengths
  * and checksums wire_build_hdrs() set stand; nothing is re-read but what
- * the ICRC covers.  Returns the frame length, or WIRE_ERR_NOSPC if cap is
- * too small.
+ * the ICRC covers.  Returns the frame length, WIRE_ERR_NOSPC if cap is too
+ * small, or WIRE_ERR_INVAL (NULL buf or b, hdr_len shorter than the fixed
+ * headers).
  */
 int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 		    size_t hdr_len);

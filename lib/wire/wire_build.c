@@ -202,6 +202,16 @@ int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 	return (int)hdr_len;
 }
 
+/* The end of a frame whose len bytes are written: zero pad, then the ICRC
+ * over the IP datagram.  @return the frame length. */
+static int pad_and_icrc(uint8_t *buf, size_t ip_off, size_t len,
+			unsigned int pad)
+{
+	memset(buf + len, 0, pad);
+	wire_icrc_write(buf + ip_off, len + pad - ip_off);
+	return (int)(len + pad + WIRE_ICRC_LEN);
+}
+
 int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 {
 	const struct wire_opcode_info *info;
@@ -248,7 +258,6 @@ int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 	if (cap < total)
 		return WIRE_ERR_NOSPC;
 
-	memset(buf + len, 0, pad);
 	wire_bth_set_pad((struct wire_bth *)(void *)(buf + bth_off), pad);
 	if (etype == WIRE_ETHERTYPE_IPV4) {
 		struct wire_ipv4 *ip4 = (void *)ip;
@@ -262,22 +271,26 @@ int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 	}
 	wire_put16(buf + udp_off + 4, (uint16_t)(total - udp_off));
 	wire_put16(buf + udp_off + 6, 0);
-	wire_icrc_write(ip, len + pad - ip_off);
-	return (int)total;
+	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
 int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 		    size_t hdr_len)
 {
-	size_t ip_off = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
-	size_t len = hdr_len + b->payload_len;
-	unsigned int pad = wire_pad_len(b->payload_len);
+	size_t ip_off, len;
+	unsigned int pad;
 
-	if (hdr_len <= ip_off || len + pad + WIRE_ICRC_LEN > cap)
+	if (!buf || !b)
+		return WIRE_ERR_INVAL;
+	ip_off = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
+	if (hdr_len < ip_off + (b->ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN) +
+		      WIRE_UDP_LEN + WIRE_BTH_LEN)
+		return WIRE_ERR_INVAL;
+	len = hdr_len + b->payload_len;
+	pad = wire_pad_len(b->payload_len);
+	if (len + pad + WIRE_ICRC_LEN > cap)
 		return WIRE_ERR_NOSPC;
-	memset(buf + len, 0, pad);
-	wire_icrc_write(buf + ip_off, len + pad - ip_off);
-	return (int)(len + pad + WIRE_ICRC_LEN);
+	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
 uint16_t wire_udp_sport(uint32_t qpn)

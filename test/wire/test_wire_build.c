@@ -552,7 +552,10 @@ static void test_errors(void)
 	CHECK_EQ(wire_build_seal(buf, 54 + 5 + 3 + 3, &b, 54), WIRE_ERR_NOSPC);
 	CHECK_EQ(wire_build_seal(buf, 54 + 5 + 3 + 4, &b, 54), 54 + 5 + 3 + 4);
 	CHECK_EQ(wire_parse(buf, 66, 0, &(struct wire_pkt){ 0 }), 0);
-	CHECK_EQ(wire_build_seal(buf, sizeof(buf), &b, 14), WIRE_ERR_NOSPC);
+	CHECK_EQ(wire_build_seal(buf, sizeof(buf), &b, 14), WIRE_ERR_INVAL);
+	CHECK_EQ(wire_build_seal(buf, sizeof(buf), &b, 53), WIRE_ERR_INVAL);
+	CHECK_EQ(wire_build_seal(NULL, sizeof(buf), &b, 54), WIRE_ERR_INVAL);
+	CHECK_EQ(wire_build_seal(buf, sizeof(buf), NULL, 54), WIRE_ERR_INVAL);
 	CHECK_EQ(wire_build_finish(buf, 54 + 5 + 3 + 4, 54 + 5), 54 + 5 + 3 + 4);
 	CHECK_EQ(wire_parse(buf, 66, 0, &(struct wire_pkt){ 0 }), 0);
 	CHECK_EQ(wire_build_finish(buf, sizeof(buf), 10), WIRE_ERR_INVAL);
