@@ -1152,36 +1152,11 @@ static uint64_t reap_send(void)
 	return done;
 }
 
-static int post_one(struct rqp *q, int idx, struct pmr_send_wr *wr,
-		    bool force_signal)
-{
-	struct pmr_send_wr *bad;
-	int ret;
-
-	if (q->out >= (uint32_t)o.tx_depth) {
-		uint64_t ts = rte_rdtsc();
-
-		while (q->out >= (uint32_t)o.tx_depth && reap_send() == 0)
-			stall_check(ts, "waiting for a send queue slot");
-	}
-	q->unsig++;
-	if (force_signal || q->unsig >= (uint32_t)o.cq_mod) {
-		wr->send_flags |= PMR_SEND_SIGNALED;
-		wr->wr_id = (uint64_t)idx << 32 | q->unsig;
-		q->unsig = 0;
-	} else {
-		wr->send_flags &= ~(unsigned)PMR_SEND_SIGNALED;
-	}
-	ret = pmr_post_send(q->qp, wr, &bad);
-	if (ret)
-		die("pmr_post_send: %s", strerror(ret));
-	q->out++;
-	return 0;
-}
-
 /*
  * Post k copies of wr (k <= o.post_list) as one list: one pmr_post_send
- * call, so one engine pass and one transmit burst for all of them.
+ * call, so one engine pass and one transmit burst for all of them.  Every
+ * o.cq_mod-th WR is signaled (and the last one when `last`); its wr_id
+ * says how many WRs it retires.
  */
 static void post_chain(struct rqp *q, int idx, const struct pmr_send_wr *wr,
 		       int k, bool last)
@@ -1206,6 +1181,19 @@ static void post_chain(struct rqp *q, int idx, const struct pmr_send_wr *wr,
 		die("pmr_post_send: %s (WR %ld of the list)", strerror(ret),
 		    (long)(bad - wrs));
 	q->out += (uint32_t)k;
+}
+
+/* Post one WR, waiting for a send queue slot first. */
+static void post_one(struct rqp *q, int idx, const struct pmr_send_wr *wr,
+		     bool force_signal)
+{
+	if (q->out >= (uint32_t)o.tx_depth) {
+		uint64_t ts = rte_rdtsc();
+
+		while (q->out >= (uint32_t)o.tx_depth && reap_send() == 0)
+			stall_check(ts, "waiting for a send queue slot");
+	}
+	post_chain(q, idx, wr, 1, force_signal);
 }
 
 /* Drain every signaled WR and tell the peer to leave its loop. */
@@ -1467,10 +1455,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 					if (!timed && k > iters - posted)
 						k = iters - posted;
 					last = !timed && posted + k == iters;
-					if (k == 1)
-						post_one(q, i, &wrs[i], last);
-					else
-						post_chain(q, i, &wrs[i], (int)k, last);
+					post_chain(q, i, &wrs[i], (int)k, last);
 					posted += k;
 				}
 			}
