@@ -333,8 +333,10 @@ static inline int t_send(struct pmr_qp *qp, uint64_t wr_id, unsigned flags,
 	return t_post_send(qp, wr_id, PMR_WR_SEND, flags, b, off, len, 0, 0, 0);
 }
 
-static inline int t_recv(struct pmr_qp *qp, uint64_t wr_id, struct tbuf *b,
-			 size_t off, uint32_t len)
+/* One receive WR into b at off: on qp's receive queue, or srq's. */
+static inline int t_post_one_recv(struct pmr_qp *qp, struct pmr_srq *srq,
+				  uint64_t wr_id, struct tbuf *b, size_t off,
+				  uint32_t len)
 {
 	struct pmr_sge sge = {
 		.addr = (uintptr_t)(b->p + off), .length = len,
@@ -347,7 +349,8 @@ static inline int t_recv(struct pmr_qp *qp, uint64_t wr_id, struct tbuf *b,
 	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	ret = pmr_post_recv(qp, &wr, &bad);
+	ret = srq != NULL ? pmr_post_srq_recv(srq, &wr, &bad) :
+			    pmr_post_recv(qp, &wr, &bad);
 	if (ret == 0)
 		CHECK(bad == NULL);
 	else
@@ -355,26 +358,16 @@ static inline int t_recv(struct pmr_qp *qp, uint64_t wr_id, struct tbuf *b,
 	return ret;
 }
 
+static inline int t_recv(struct pmr_qp *qp, uint64_t wr_id, struct tbuf *b,
+			 size_t off, uint32_t len)
+{
+	return t_post_one_recv(qp, NULL, wr_id, b, off, len);
+}
+
 static inline int t_srq_recv(struct pmr_srq *srq, uint64_t wr_id,
 			     struct tbuf *b, size_t off, uint32_t len)
 {
-	struct pmr_sge sge = {
-		.addr = (uintptr_t)(b->p + off), .length = len,
-		.lkey = b->mr->lkey,
-	};
-	struct pmr_recv_wr wr, *bad = NULL;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	ret = pmr_post_srq_recv(srq, &wr, &bad);
-	if (ret == 0)
-		CHECK(bad == NULL);
-	else
-		CHECK(bad == &wr);
-	return ret;
+	return t_post_one_recv(NULL, srq, wr_id, b, off, len);
 }
 
 /* Drive the engine when the context is in manual mode. */
