@@ -1161,7 +1161,10 @@ static uint64_t reap_send(void)
 static void post_chain(struct rqp *q, int idx, const struct pmr_send_wr *wr,
 		       int k, bool last)
 {
-	struct pmr_send_wr wrs[256], *bad;
+	/* static: a 256-WR array on the stack costs page probes per call on
+	 * the latency path (the program posts from one thread) */
+	static struct pmr_send_wr wrs[256];
+	struct pmr_send_wr *bad;
 	int ret;
 
 	for (int i = 0; i < k; i++) {
