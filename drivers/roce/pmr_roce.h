@@ -39,6 +39,8 @@ struct pmr_roce_port_stats {
 	uint64_t rnr_waits;
 	uint64_t dup_requests;       /**< duplicate requests / stale answers */
 	uint64_t out_of_seq;         /**< requests beyond the expected PSN */
+	uint64_t ack_solicits;       /**< last packets sent again to ask for
+				      *   the ACK of an unsignaled tail */
 };
 
 /** Counters of one QP. */

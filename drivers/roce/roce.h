@@ -33,6 +33,8 @@ extern int roce_logtype;
 #define ROCE_MBUF_DATA 8192
 #define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
 #define ROCE_ACKREQ_EVERY 64            /* AckReq within long messages */
+#define ROCE_ACKREQ_DEFAULT 16          /* ackreq=: packets per AckReq */
+#define ROCE_SOLICIT_US 100             /* an unasked-for tail waits this long */
 #define ROCE_ARP_RETRY_MS 200
 #define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
 
@@ -59,6 +61,8 @@ struct roce_dev {
 	uint8_t ack_mode;                 /* ROCE_ACK_*: the ack= argument */
 	bool ack_with_reply;              /* an ACK owed leaves in post_send's
 					   * burst, behind what was posted */
+	uint32_t ackreq_every;            /* ackreq=: unsignaled messages ask
+					   * for an ACK every this many packets */
 	int service_lcore;                /* -1: none */
 	uint32_t service_id;
 	bool service_registered;
@@ -109,6 +113,8 @@ struct roce_qp {
 	/* requester */
 	uint32_t req_idx;                 /* next WQE to send (SQ index) */
 	uint32_t req_off;                 /* bytes of it already sent */
+	uint32_t started_idx;             /* WQEs before it have gone out once
+					   * (SQD finishes those) */
 	uint32_t req_psn;                 /* next PSN */
 	uint32_t una_psn;                 /* oldest unacknowledged PSN */
 	uint32_t read_off;                /* bytes of the head READ received */
@@ -117,6 +123,10 @@ struct roce_qp {
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
 	uint64_t rnr_deadline;            /* TSC; 0 when not waiting */
 	uint32_t pkts_since_ackreq;
+	uint32_t ackreq_every;            /* the device's, at most sq.size / 2 */
+	bool ackreq_next;                 /* the next packet asks (a solicit) */
+	bool unsolicited;                 /* the last packet sent did not ask */
+	uint64_t solicit_deadline;        /* TSC: ask again for the tail; 0 off */
 	bool resolving;                   /* waiting for ARP / ND */
 	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 

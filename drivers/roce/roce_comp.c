@@ -32,6 +32,10 @@ static void progress_made(struct roce_dev *d, struct roce_qp *rq)
 
 	rq->retry_left = qp->attr.retry_cnt;
 	rq->rnr_left = qp->attr.rnr_retry;
+	if (rq->una_psn == rq->req_psn) {
+		rq->unsolicited = false;    /* nothing left to ask for */
+		rq->solicit_deadline = 0;
+	}
 	if (rq->una_psn == rq->req_psn || qp->attr.timeout == 0)
 		rq->ack_deadline = 0;
 	else

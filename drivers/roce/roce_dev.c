@@ -139,6 +139,13 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 		if (i < 0)
 			goto bad;
 		d->ack_mode = (uint8_t)i;
+	} else if (strcmp(key, "ackreq") == 0) {
+		long v = strtol(value, &end, 10);
+
+		if (*end != '\0' || end == value || v < 1 ||
+		    v > ROCE_ACKREQ_EVERY)
+			goto bad;
+		d->ackreq_every = (uint32_t)v;
 	} else if (strcmp(key, "service_lcore") == 0) {
 		long v = strtol(value, &end, 10);
 
@@ -242,6 +249,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	a.d = d;
 	d->max_mtu = PMR_MTU_1024;
 	d->service_lcore = -1;
+	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
 	pmr_list_init(&d->active);
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
 	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
@@ -375,6 +383,7 @@ static bool qp_idle(struct roce_qp *rq)
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;
 	return rq->ack_deadline == 0 && rq->rnr_deadline == 0 &&
+	       rq->solicit_deadline == 0 &&
 	       (st != PMR_QPS_RTS ||
 		rq->req_idx == atomic_load_explicit(&qp->sq.prod,
 						    memory_order_acquire));

@@ -127,6 +127,7 @@ void roce_req_reset(struct roce_qp *rq)
 
 	rq->req_idx = atomic_load(&qp->sq.cons);
 	rq->req_off = 0;
+	rq->started_idx = rq->req_idx;
 	rq->req_psn = qp->attr.sq_psn;
 	rq->una_psn = qp->attr.sq_psn;
 	rq->read_off = 0;
@@ -135,6 +136,11 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->ack_deadline = 0;
 	rq->rnr_deadline = 0;
 	rq->pkts_since_ackreq = 0;
+	rq->ackreq_every = RTE_MIN(roce_dev_of(qp)->ackreq_every,
+				   RTE_MAX(qp->sq.size / 2, 1u));
+	rq->ackreq_next = false;
+	rq->unsolicited = false;
+	rq->solicit_deadline = 0;
 	rq->dmac_valid = false;
 }
 
@@ -150,7 +156,8 @@ static unsigned int rd_outstanding(struct roce_qp *rq)
 	return n;
 }
 
-void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
+/* Make `psn` the next PSN to send: back to the WQE that holds it. */
+static bool rewind_to(struct roce_qp *rq, uint32_t psn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t mtu = path_mtu(qp);
@@ -169,9 +176,16 @@ void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 			       w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD) ?
 			      0 : k * mtu;
 		rq->req_psn = psn;
+		return true;
+	}
+	return false;
+}
+
+void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
+{
+	if (rewind_to(rq, psn)) {
 		rq->st.retransmits++;
-		((struct roce_dev *)qp->ctx->dev->priv)->st.retransmits++;
-		return;
+		roce_dev_of(rq->qp)->st.retransmits++;
 	}
 }
 
@@ -284,11 +298,22 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		break;
 	}
 	b.payload_len = n;
-	if (qp->pub.qp_type == PMR_QPT_RC)
-		b.ackreq = last || op_is_rd(w->opcode) ||
-			   ++rq->pkts_since_ackreq >= ROCE_ACKREQ_EVERY;
-	if (b.ackreq)
+	if (qp->pub.qp_type == PMR_QPT_RC) {
+		/* ACK coalescing (roce.rst): a signaled WR asks at once; the
+		 * others every ackreq_every packets, and a tail that did not
+		 * ask is asked for again after ROCE_SOLICIT_US */
+		uint32_t k = ++rq->pkts_since_ackreq;
+
+		b.ackreq = op_is_rd(w->opcode) || rq->ackreq_next ||
+			   k >= ROCE_ACKREQ_EVERY ||
+			   (last && ((w->send_flags & PMR_SEND_SIGNALED) ||
+				     k >= rq->ackreq_every));
+		rq->unsolicited = !b.ackreq;
+	}
+	if (b.ackreq) {
 		rq->pkts_since_ackreq = 0;
+		rq->ackreq_next = false;
+	}
 	f = roce_tx_frame(d, &b, &m, &hl);
 	if (f == NULL)
 		return 0;
@@ -327,6 +352,26 @@ static bool rd_blocked(struct roce_qp *rq, const struct pmr_swqe *w)
 	return rd_outstanding(rq) >= max;
 }
 
+/* In SQD: the next packet belongs to a message already started. */
+static bool sqd_may_send(const struct roce_qp *rq)
+{
+	return rq->req_off != 0 || rq->req_idx != rq->started_idx;
+}
+
+/*
+ * How long packets that did not ask for an ACK wait for one before the
+ * last of them is sent again asking: ROCE_SOLICIT_US, and well inside
+ * the local ACK timeout (which would count a retry).
+ */
+static uint64_t solicit_tsc(struct roce_dev *d, const struct pmr_qp_obj *qp)
+{
+	uint64_t ns = ROCE_SOLICIT_US * 1000ull;
+
+	if (qp->attr.timeout != 0)
+		ns = RTE_MIN(ns, wire_ack_timeout_ns(qp->attr.timeout) / 4);
+	return roce_ns_to_tsc(d, ns);
+}
+
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now)
 {
@@ -337,8 +382,9 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
-	/* SQD: the message being sent is finished, no new one starts */
-	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || rq->req_off == 0)) ||
+	/* SQD: messages already started are finished (and sent again when
+	 * that is needed), no new one starts */
+	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || !sqd_may_send(rq))) ||
 	    rq->rnr_deadline != 0)
 		return 0;
 	while (done < budget) {
@@ -351,7 +397,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		int r;
 
 		if (rq->req_idx == prod ||
-		    (st == PMR_QPS_SQD && rq->req_off == 0))
+		    (st == PMR_QPS_SQD && !sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
@@ -364,6 +410,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			/* fails in order: once everything before it is done */
 			if (rq->req_idx == cons) {
 				pmr_sq_retire(qp, s->local_err, 0, 0);
+				if (rq->req_idx == rq->started_idx)
+					rq->started_idx++;
 				rq->req_idx++;
 				rq->req_off = 0;
 				done++;
@@ -395,6 +443,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			continue;
 		}
 		done++;
+		if (rq->req_idx == rq->started_idx)
+			rq->started_idx++;
 		if (rc && rq->ack_deadline == 0 && qp->attr.timeout != 0)
 			rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
 				wire_ack_timeout_ns(qp->attr.timeout));
@@ -406,6 +456,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		if (!rc)    /* UC and UD complete once handed to the port */
 			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
+	if (rc && done > 0 && rq->unsolicited)
+		rq->solicit_deadline = roce_now(now) + solicit_tsc(d, qp);
 	return done;
 }
 
@@ -413,10 +465,24 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 
-	if (rq->rnr_deadline == 0 && rq->ack_deadline == 0)
+	if (rq->rnr_deadline == 0 && rq->ack_deadline == 0 &&
+	    rq->solicit_deadline == 0)
 		return;
 	if (rq->rnr_deadline != 0 && roce_now(now) >= rq->rnr_deadline)
 		rq->rnr_deadline = 0;
+	if (rq->solicit_deadline != 0 &&
+	    roce_now(now) >= rq->solicit_deadline) {
+		/* the tail never asked for its ACK: send its last packet
+		 * again, asking (a duplicate the responder ACKs).  Not a
+		 * retry: nothing was lost. */
+		rq->solicit_deadline = 0;
+		if (rq->unsolicited && rq->rnr_deadline == 0 &&
+		    rq->una_psn != rq->req_psn &&
+		    rewind_to(rq, wire_psn_add(rq->req_psn, WIRE_PSN_MASK))) {
+			rq->ackreq_next = true;
+			d->st.ack_solicits++;
+		}
+	}
 	if (rq->ack_deadline == 0 || roce_now(now) < rq->ack_deadline)
 		return;
 	if (rq->una_psn == rq->req_psn && !rq->resolving) {

@@ -10,7 +10,8 @@
  * guard bytes (0xA5), and a small MR without remote rights that holds the
  * receive buffers (each followed by guard bytes).  It keeps the engine
  * running and answers text commands on a Unix control socket (one line in,
- * lines out, "END" last).
+ * lines out, "END" last); on command it also posts SENDs, so the attacker
+ * can play the responder to its requester.
  *
  * The attacker is not a pmrdma device: it runs its own EAL on the memif
  * client port and sends raw frames built with lib/wire (10.98.0.2 ->
@@ -237,7 +238,10 @@ static struct pmr_qp *v_find(uint32_t qpn)
 	return udqp->qp_num == qpn ? udqp : NULL;
 }
 
-static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn)
+/* A new RC QP to the attacker's fake QP dqpn; timeout and retry_cnt as
+ * given (NEWRC's optional arguments; 14 and 7 otherwise). */
+static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
+		    uint8_t timeout, uint8_t retry)
 {
 	struct pmr_qp_init_attr ia;
 	struct pmr_qp_attr a;
@@ -289,8 +293,8 @@ static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_RTS;
 	a.sq_psn = sqpsn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.timeout = timeout;
+	a.retry_cnt = retry;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
 	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
@@ -319,6 +323,7 @@ static void v_stats(void)
 	S(nak_seq_tx); S(nak_inv_tx); S(nak_acc_tx); S(nak_op_tx);
 	S(nak_rnr_tx); S(nak_seq_rx); S(nak_inv_rx); S(nak_acc_rx);
 	S(dup_requests); S(out_of_seq); S(retransmits); S(timeouts);
+	S(ack_solicits);
 #undef S
 }
 
@@ -347,17 +352,65 @@ static void v_guards(void)
 	     bad_mr, bad_nr, first);
 }
 
+/*
+ * Post n 64-byte SENDs on QP qpn as one list (wr_id 7000 + i, signaled
+ * where bit i of mask is set), from the start of the remote-access MR;
+ * then, when sqd, move the QP to SQD (drained event asked for).
+ */
+static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
+			 bool sqd)
+{
+	struct pmr_qp_attr a;
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_send_wr wr[32], *bad;
+	struct pmr_sge sg;
+
+	if (qp == NULL || n == 0 || n > 32) {
+		vsay("FAIL bad POST");
+		return;
+	}
+	sg.addr = (uintptr_t)mr->addr;
+	sg.length = 64;
+	sg.lkey = mr->lkey;
+	memset(wr, 0, sizeof(wr));
+	for (unsigned int i = 0; i < n; i++) {
+		wr[i].wr_id = 7000 + i;
+		wr[i].opcode = PMR_WR_SEND;
+		wr[i].sg_list = &sg;
+		wr[i].num_sge = 1;
+		wr[i].send_flags = (mask >> i) & 1 ? PMR_SEND_SIGNALED : 0;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	if (pmr_post_send(qp, wr, &bad))
+		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
+	else if (sqd && pmr_modify_qp(qp, &a, PMR_QP_STATE |
+				      PMR_QP_EN_SQD_ASYNC_NOTIFY))
+		vsay("FAIL SQD");
+	else
+		vsay("OK");
+}
+
 static void v_cmd(char *line)
 {
-	unsigned int a1, a2, a3;
+	unsigned int a1, a2, a3, a4, a5;
+	int k;
 
 	if (strcmp(line, "INFO") == 0) {
 		vsay("OK %" PRIu64 " %u %u %" PRIu64 " %u %u %u",
 		     (uint64_t)(uintptr_t)mr->addr, mr->rkey, MR_SIZE,
 		     (uint64_t)(uintptr_t)nr_mr->addr, nr_mr->rkey,
 		     udqp->qp_num, UD_QKEY);
-	} else if (sscanf(line, "NEWRC %u %u %u", &a1, &a2, &a3) == 3) {
-		v_newrc(a1, a2, a3);
+	} else if ((k = sscanf(line, "NEWRC %u %u %u %u %u", &a1, &a2, &a3,
+			       &a4, &a5)) == 3 || k == 5) {
+		v_newrc(a1, a2, a3, k == 5 ? (uint8_t)a4 : 14,
+			k == 5 ? (uint8_t)a5 : 7);
+	} else if ((k = sscanf(line, "POST %u %u %x %u", &a1, &a2, &a3,
+			       &a4)) >= 3) {
+		v_post_sends(a1, a2, a3, k == 4 && a4);
+
 	} else if (strcmp(line, "UDRECV") == 0) {
 		uint64_t id;
 
@@ -467,6 +520,7 @@ static uint32_t mr_rkey, mr_len, nr_rkey, ud_qpn, ud_qkey;
 
 struct ans {
 	uint8_t opcode, syn;
+	bool ackreq;
 	uint32_t psn, dqpn, plen, msn;
 	uint64_t orig;
 	bool out_of_mr;     /* READ response: bytes not from the MR's pattern */
@@ -533,7 +587,8 @@ static const char *stat_names[] = {
 	"rx_drop_not_roce", "rx_drop_malformed", "rx_drop_icrc",
 	"rx_drop_unknown_qp", "rx_drop_state", "rx_drop_qkey",
 	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
-	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx", NULL,
+	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx",
+	"retransmits", "timeouts", "ack_solicits", NULL,
 };
 
 static struct stats get_stats(void)
@@ -730,6 +785,7 @@ static void rx_drain(uint64_t ms)
 				a->psn = p.psn;
 				a->dqpn = p.dqpn;
 				a->plen = p.payload_len;
+				a->ackreq = p.ackreq;
 				if (ae) {
 					a->syn = wire_aeth_syn(ae);
 					a->msn = wire_aeth_msn(ae);
@@ -788,7 +844,9 @@ struct vqp {
 
 static uint32_t fake_qpn = 0x100;
 
-static struct vqp new_qp(uint32_t epsn)
+/* A victim QP with the given local ACK timeout and retry_cnt. */
+static struct vqp new_qp_timed(uint32_t epsn, unsigned int timeout,
+			       unsigned int retry)
 {
 	struct vqp q;
 	const char *r;
@@ -797,12 +855,17 @@ static struct vqp new_qp(uint32_t epsn)
 	q.dqpn = fake_qpn++;
 	q.epsn = epsn;
 	q.sqpsn = sq;
-	r = ctl("NEWRC %u %u %u", q.dqpn, epsn, sq);
+	r = ctl("NEWRC %u %u %u %u %u", q.dqpn, epsn, sq, timeout, retry);
 	if (sscanf(r, "OK %u %" SCNu64 " %" SCNu64, &q.qpn, &q.rid[0],
 		   &q.rid[1]) != 3)
 		die("NEWRC: %s", r);
 	ans_clear();
 	return q;
+}
+
+static struct vqp new_qp(uint32_t epsn)
+{
+	return new_qp_timed(epsn, 14, 7);
 }
 
 enum { ST_RTS = PMR_QPS_RTS, ST_ERR = PMR_QPS_ERR };
@@ -884,6 +947,181 @@ static void write_only(const struct vqp *q, uint64_t va, uint32_t rkey,
 	b.rkey = rkey;
 	b.dma_len = len;
 	send_pkt(&b, plen, 0x3C, false);
+}
+
+/* Receive until `want` packets to our QP dqpn arrived (or ms passed).
+ * @return the packets seen. */
+static unsigned int requests_until(uint32_t dqpn, unsigned int want,
+				   uint64_t ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+	unsigned int k;
+
+	do {
+		rx_drain(0);
+		k = ans_count(dqpn, -1, -1);
+	} while (k < want && now_ns() < end);
+	return k;
+}
+
+/* An ACK (MSN msn) for everything up to psn, from our QP to the victim's. */
+static void ack_to(const struct vqp *q, uint32_t psn, uint32_t msn)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q->qpn, psn);
+	b.ackreq = false;
+	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	b.msn = msn;
+	send_pkt(&b, 0, 0, false);
+}
+
+/*
+ * The victim as requester, ACK coalescing (roce.rst): an unsignaled SEND
+ * does not ask for an ACK (AckReq) unless it is the ackreq_every-th
+ * packet since the last that asked (8 here: ackreq=16, capped at half
+ * the 16-entry SQ); a signaled one always asks.  A tail that never asked
+ * is asked for again once: its last packet is sent again with AckReq
+ * after ~100 us, before the local ACK timeout (16.8 ms, retry_cnt 0:
+ * one timeout would fail the QP).  Then the same in SQD: the QP finishes
+ * the tail, re-sent packet included, and reports SQ_DRAINED.
+ */
+static void case11(void)
+{
+	struct stats s0, s1;
+	struct vqp q;
+	struct wcrec w[16];
+	int ev_t[16];
+	const char *r;
+	unsigned int k, nw, ne;
+	uint32_t psn;
+	int bad = 0;
+
+	q = new_qp_timed(0xB000, 12, 0);
+	s0 = get_stats();
+	r = ctl("POST %u 6 0", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POST 6: %s", r);
+	k = requests_until(q.dqpn, 7, 200);
+	CHECK(k == 7, "%u requests, expected 6 SENDs and the solicit", k);
+	for (unsigned int i = 0; i < k && i < 7; i++) {
+		uint32_t want = wire_psn_add(q.sqpsn, i < 6 ? i : 5);
+
+		CHECK(ans[i].dqpn == q.dqpn &&
+		      ans[i].opcode == WIRE_OP_RC_SEND_ONLY && ans[i].psn == want &&
+		      ans[i].plen == 64 && ans[i].ackreq == (i == 6),
+		      "request %u: opcode 0x%02x psn 0x%x AckReq %d, expected "
+		      "SEND_ONLY 0x%x AckReq %d", i, ans[i].opcode, ans[i].psn,
+		      ans[i].ackreq, want, i == 6);
+	}
+	ack_to(&q, wire_psn_add(q.sqpsn, 5), 6);
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(ans_count(q.dqpn, -1, -1) == 7, "%u requests after the ACK, "
+	      "expected no more", ans_count(q.dqpn, -1, -1));
+	CHECK(sdiff(&s0, &s1, "ack_solicits") == 1, "ack_solicits +%" PRIu64
+	      "", sdiff(&s0, &s1, "ack_solicits"));
+	CHECK(sdiff(&s0, &s1, "timeouts") == 0 &&
+	      sdiff(&s0, &s1, "retransmits") == 0,
+	      "timeouts +%" PRIu64 " retransmits +%" PRIu64 "",
+	      sdiff(&s0, &s1, "timeouts"), sdiff(&s0, &s1, "retransmits"));
+	CHECK(wcs_of(q.qpn, w, 16) == 0, "completions of unsignaled SENDs");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+
+	/* the whole SQ is free again; AckReq on the 8th and the signaled
+	 * 16th; the ACK of the last completes it alone */
+	ans_clear();
+	psn = wire_psn_add(q.sqpsn, 6);
+	r = ctl("POST %u 16 8000", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POST 16 on a drained SQ: %s", r);
+	k = requests_until(q.dqpn, 16, 200);
+	CHECK(k == 16, "%u requests, expected 16", k);
+	for (unsigned int i = 0; i < k && i < 16; i++)
+		CHECK(ans[i].psn == wire_psn_add(psn, i) &&
+		      ans[i].ackreq == (i == 7 || i == 15),
+		      "request %u: psn 0x%x AckReq %d", i, ans[i].psn,
+		      ans[i].ackreq);
+	ack_to(&q, wire_psn_add(psn, 15), 22);
+	rx_drain(50);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 1 && w[0].wr_id == 7015 && w[0].status == PMR_WC_SUCCESS &&
+	      w[0].opcode == PMR_WC_SEND, "%u send completions (first wr_id %"
+	      PRIu64 " status %d), expected wr_id 7015 SUCCESS", nw,
+	      nw ? w[0].wr_id : 0, nw ? w[0].status : -1);
+	s0 = s1;
+	s1 = get_stats();
+	CHECK(ans_count(q.dqpn, -1, -1) == 16 &&
+	      sdiff(&s0, &s1, "ack_solicits") == 0,
+	      "%u requests, ack_solicits +%" PRIu64 ": nothing to ask for",
+	      ans_count(q.dqpn, -1, -1), sdiff(&s0, &s1, "ack_solicits"));
+
+	/* SQD with an unasked-for tail: drained once it is acknowledged */
+	ans_clear();
+	psn = wire_psn_add(psn, 16);
+	r = ctl("POST %u 2 0 1", q.qpn);     /* and SQD straight after */
+	CHECK(strcmp(r, "OK") == 0, "POST 2 + SQD: %s", r);
+	k = requests_until(q.dqpn, 3, 200);
+	CHECK(k == 3 && ans[2].psn == wire_psn_add(psn, 1) && ans[2].ackreq,
+	      "%u requests in SQD, expected the solicit of 0x%x", k,
+	      wire_psn_add(psn, 1));
+	ne = evs_of(q.qpn, ev_t, 16);
+	CHECK(ne == 0, "%u async events before the ACK", ne);
+	ack_to(&q, wire_psn_add(psn, 1), 24);
+	rx_drain(50);
+	ne = evs_of(q.qpn, ev_t, 16);
+	CHECK(ne == 1 && ev_t[0] == PMR_EVENT_SQ_DRAINED,
+	      "%u async events (first %d), expected SQ_DRAINED", ne,
+	      ne ? ev_t[0] : -1);
+	CHECK(qp_state_of(q.qpn) == PMR_QPS_SQD, "QP not SQD");
+	CHECK(!guards_bad(), "guards");
+	if (bad)
+		ans_dump();
+	verdict("11 requester: AckReq on signaled / every 8th, the unasked-for "
+		"tail solicited once, also in SQD", bad);
+}
+
+/*
+ * A lost request in SQD: the QP finishes what it started, so the local
+ * ACK timeout (timeout 8: ~1 ms) sends the signaled SEND again in SQD;
+ * its ACK completes it and SQ_DRAINED follows.
+ */
+static void case12(void)
+{
+	struct stats s0, s1;
+	struct vqp q;
+	struct wcrec w[16];
+	int ev_t[16];
+	const char *r;
+	unsigned int k, nw, ne;
+	int bad = 0;
+
+	q = new_qp_timed(0xC000, 8, 7);
+	s0 = get_stats();
+	r = ctl("POST %u 1 1 1", q.qpn);     /* signaled, then SQD */
+	CHECK(strcmp(r, "OK") == 0, "POST 1 + SQD: %s", r);
+	k = requests_until(q.dqpn, 2, 500);
+	CHECK(k == 2 && ans[0].psn == q.sqpsn && ans[1].psn == q.sqpsn &&
+	      ans[1].ackreq, "%u requests, expected the SEND and its "
+	      "retransmission in SQD", k);
+	ack_to(&q, q.sqpsn, 1);
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "timeouts") >= 1 &&
+	      sdiff(&s0, &s1, "retransmits") >= 1, "timeouts +%" PRIu64
+	      " retransmits +%" PRIu64, sdiff(&s0, &s1, "timeouts"),
+	      sdiff(&s0, &s1, "retransmits"));
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 1 && w[0].wr_id == 7000 && w[0].status == PMR_WC_SUCCESS,
+	      "%u completions (first status %d), expected wr_id 7000 SUCCESS",
+	      nw, nw ? w[0].status : -1);
+	ne = evs_of(q.qpn, ev_t, 16);
+	CHECK(ne == 1 && ev_t[0] == PMR_EVENT_SQ_DRAINED,
+	      "%u async events (first %d), expected SQ_DRAINED", ne,
+	      ne ? ev_t[0] : -1);
+	CHECK(qp_state_of(q.qpn) == PMR_QPS_SQD, "QP not SQD");
+	if (bad)
+		ans_dump();
+	verdict("12 requester: a lost SEND is sent again in SQD, then drained",
+		bad);
 }
 
 static void case1(void)
@@ -1446,6 +1684,8 @@ static int attacker(const char *path)
 	case8();
 	case10();
 	case9();
+	case11();
+	case12();
 
 	{
 		int bad = 0;

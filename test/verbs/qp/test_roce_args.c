@@ -45,6 +45,10 @@ int main(void)
 		{ "ipv4=10.0.0.1,service_lcore=-1", EINVAL },
 		{ "ipv4=10.0.0.1,ack=later", EINVAL },
 		{ "ipv4=10.0.0.1,ack=", EINVAL },
+		{ "ipv4=10.0.0.1,ackreq=0", EINVAL },
+		{ "ipv4=10.0.0.1,ackreq=65", EINVAL },
+		{ "ipv4=10.0.0.1,ackreq=8x", EINVAL },
+		{ "ipv4=10.0.0.1,ackreq=", EINVAL },
 		{ "ipv6=::ffff:10.0.0.1", EINVAL },          /* IPv4-mapped */
 		{ "ipv6=ff02::1", EINVAL },                  /* multicast */
 		{ "ipv6=fd00::zz", EINVAL },
@@ -54,6 +58,8 @@ int main(void)
 		{ "ipv4=10.0.0.1,ack=auto", ENODEV },
 		{ "ipv4=10.0.0.1,ack=separate", ENODEV },
 		{ "ipv4=10.0.0.1,ack=with_reply", ENODEV },
+		{ "ipv4=10.0.0.1,ackreq=1", ENODEV },
+		{ "ipv4=10.0.0.1,ackreq=64", ENODEV },
 	};
 	struct pmr_roce_port_stats ps;
 	struct pmr_roce_qp_stats qs;
