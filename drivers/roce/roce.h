@@ -34,7 +34,8 @@ extern int roce_logtype;
 #define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
 #define ROCE_ACKREQ_EVERY 64            /* AckReq within long messages */
 #define ROCE_ACKREQ_DEFAULT 16          /* ackreq=: packets per AckReq */
-#define ROCE_SOLICIT_US 100             /* an unasked-for tail waits this long */
+#define ROCE_SOLICIT_US 16384           /* an unasked-for tail waits this long
+					 * when the ACK timeout is infinite */
 #define ROCE_ARP_RETRY_MS 200
 #define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
 
@@ -73,6 +74,9 @@ struct roce_dev {
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */
+	struct pmr_list timed;            /* QPs waiting only for a timer */
+	uint64_t next_deadline;           /* TSC: the earliest in `timed` (or
+					   * earlier); UINT64_MAX: none */
 	uint64_t gen;                     /* engine runs so far (ACK timing) */
 	uint64_t timer_runs;              /* progress calls (timer cadence) */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
@@ -149,8 +153,9 @@ struct roce_qp {
 	uint32_t res_next;
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
 
-	struct pmr_list active_link;      /* in roce_dev.active */
+	struct pmr_list active_link;      /* in roce_dev.active or .timed */
 	bool active;
+	bool timed;
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct pmr_roce_qp_stats st;
@@ -164,6 +169,10 @@ static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 /* Put a QP on the list progress visits (engine lock held). */
 static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 {
+	if (rq->timed) {
+		pmr_list_del(&rq->active_link);
+		rq->timed = false;
+	}
 	if (!rq->active) {
 		rq->active = true;
 		pmr_list_add_tail(&d->active, &rq->active_link);

@@ -251,6 +251,8 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->service_lcore = -1;
 	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
 	pmr_list_init(&d->active);
+	pmr_list_init(&d->timed);
+	d->next_deadline = UINT64_MAX;
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
 	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
 		ROCE_LOG(ERR, "an ipv4= or ipv6= address is required");
@@ -371,7 +373,68 @@ static void doorbell(struct pmr_qp_obj *qp, void *arg)
 	roce_qp_activate(arg, qp->priv);
 }
 
-/* Nothing to send, no timer running, no reply owed: off the active list. */
+/* The earliest local ACK or solicit deadline of an RC QP in RTS or SQD
+ * (the states whose timers run); 0 when none. */
+static uint64_t qp_deadline(struct roce_qp *rq)
+{
+	struct pmr_qp_obj *qp = rq->qp;
+	enum pmr_qp_state st = pmr_qp_state(qp);
+	uint64_t a = rq->ack_deadline, s = rq->solicit_deadline;
+
+	if (qp->pub.qp_type != PMR_QPT_RC ||
+	    (st != PMR_QPS_RTS && st != PMR_QPS_SQD))
+		return 0;
+	if (a == 0 || (s != 0 && s < a))
+		return s;
+	return a;
+}
+
+/*
+ * QPs with packets in flight but nothing to do wait on the timed list, so
+ * the per-run walk stays as short as the work (with ACK coalescing most
+ * QPs of a many-QP application have unacknowledged packets).  Every
+ * ROCE_TIMER_EVERY runs, once the earliest deadline has passed, the QPs
+ * whose deadline passed go back to the active list, where their timers
+ * run.  Deadlines only move later while a QP waits here (an ACK restarts
+ * the timer): next_deadline may be early, never late.
+ */
+static void timed_add(struct roce_dev *d, struct roce_qp *rq)
+{
+	uint64_t dl = qp_deadline(rq);
+
+	if (dl == 0)
+		return;
+	rq->timed = true;
+	pmr_list_add_tail(&d->timed, &rq->active_link);
+	if (dl < d->next_deadline)
+		d->next_deadline = dl;
+}
+
+static void timed_expire(struct roce_dev *d, uint64_t now)
+{
+	struct pmr_list *pos, *next;
+	uint64_t earliest = UINT64_MAX;
+
+	for (pos = d->timed.next; pos != &d->timed; pos = next) {
+		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
+						      active_link);
+		uint64_t dl = qp_deadline(rq);
+
+		next = pos->next;
+		if (dl == 0 || dl <= now) {
+			pmr_list_del(&rq->active_link);
+			rq->timed = false;
+			if (dl != 0)
+				roce_qp_activate(d, rq);
+		} else if (dl < earliest) {
+			earliest = dl;
+		}
+	}
+	d->next_deadline = earliest;
+}
+
+/* Nothing to send, no reply owed, no RNR wait: off the active list (onto
+ * the timed one when a local ACK or solicit timer runs). */
 static bool qp_idle(struct roce_qp *rq)
 {
 	struct pmr_qp_obj *qp = rq->qp;
@@ -382,8 +445,7 @@ static bool qp_idle(struct roce_qp *rq)
 		return false;
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;
-	return rq->ack_deadline == 0 && rq->rnr_deadline == 0 &&
-	       rq->solicit_deadline == 0 &&
+	return rq->rnr_deadline == 0 &&
 	       (st != PMR_QPS_RTS ||
 		rq->req_idx == atomic_load_explicit(&qp->sq.prod,
 						    memory_order_acquire));
@@ -423,6 +485,7 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		if (qp_idle(rq)) {
 			pmr_list_del(&rq->active_link);
 			rq->active = false;
+			timed_add(d, rq);
 		}
 	}
 	return done;
@@ -451,6 +514,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	 * the timer cadence skip progress calls forever */
 	d->timer_runs++;
 	pmr_ctx_doorbells(ctx, doorbell, d);
+	if ((d->timer_runs & (ROCE_TIMER_EVERY - 1)) == 0 &&
+	    d->next_deadline != UINT64_MAX &&
+	    roce_now(&now) >= d->next_deadline)
+		timed_expire(d, now);
 	done = run_qps(d, ctx, budget, 0, &now);
 	roce_tx_flush(d);
 	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
@@ -640,7 +707,7 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	}
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
-	if (rq->active)
+	if (rq->active || rq->timed)
 		pmr_list_del(&rq->active_link);
 	free(rq->wst);
 	free(rq);

@@ -360,15 +360,18 @@ static bool sqd_may_send(const struct roce_qp *rq)
 
 /*
  * How long packets that did not ask for an ACK wait for one before the
- * last of them is sent again asking: ROCE_SOLICIT_US, and well inside
- * the local ACK timeout (which would count a retry).
+ * last of them is sent again asking: a quarter of the local ACK timeout
+ * (well before it would count a retry), ROCE_SOLICIT_US when that is
+ * infinite.  Long on purpose: the solicit only frees unsignaled WQEs of a
+ * QP that went quiet, and a QP that sends now and then (one of many)
+ * should not pay a second packet per message for it.
  */
 static uint64_t solicit_tsc(struct roce_dev *d, const struct pmr_qp_obj *qp)
 {
 	uint64_t ns = ROCE_SOLICIT_US * 1000ull;
 
 	if (qp->attr.timeout != 0)
-		ns = RTE_MIN(ns, wire_ack_timeout_ns(qp->attr.timeout) / 4);
+		ns = wire_ack_timeout_ns(qp->attr.timeout) / 4;
 	return roce_ns_to_tsc(d, ns);
 }
 

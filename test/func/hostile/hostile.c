@@ -976,13 +976,27 @@ static void ack_to(const struct vqp *q, uint32_t psn, uint32_t msn)
 	send_pkt(&b, 0, 0, false);
 }
 
+/* The QP is in SQD and reported SQ_DRAINED once.  @return failed checks. */
+static int drained_bad(const struct vqp *q)
+{
+	int ev_t[16];
+	unsigned int ne = evs_of(q->qpn, ev_t, 16);
+	int bad = 0;
+
+	CHECK(ne == 1 && ev_t[0] == PMR_EVENT_SQ_DRAINED,
+	      "%u async events (first %d), expected SQ_DRAINED", ne,
+	      ne ? ev_t[0] : -1);
+	CHECK(qp_state_of(q->qpn) == PMR_QPS_SQD, "QP not SQD");
+	return bad;
+}
+
 /*
  * The victim as requester, ACK coalescing (roce.rst): an unsignaled SEND
  * does not ask for an ACK (AckReq) unless it is the ackreq_every-th
  * packet since the last that asked (8 here: ackreq=16, capped at half
  * the 16-entry SQ); a signaled one always asks.  A tail that never asked
  * is asked for again once: its last packet is sent again with AckReq
- * after ~100 us, before the local ACK timeout (16.8 ms, retry_cnt 0:
+ * after a quarter of the local ACK timeout (16.8 ms here, retry_cnt 0:
  * one timeout would fail the QP).  Then the same in SQD: the QP finishes
  * the tail, re-sent packet included, and reports SQ_DRAINED.
  */
@@ -1067,11 +1081,7 @@ static void case11(void)
 	CHECK(ne == 0, "%u async events before the ACK", ne);
 	ack_to(&q, wire_psn_add(psn, 1), 24);
 	rx_drain(50);
-	ne = evs_of(q.qpn, ev_t, 16);
-	CHECK(ne == 1 && ev_t[0] == PMR_EVENT_SQ_DRAINED,
-	      "%u async events (first %d), expected SQ_DRAINED", ne,
-	      ne ? ev_t[0] : -1);
-	CHECK(qp_state_of(q.qpn) == PMR_QPS_SQD, "QP not SQD");
+	bad += drained_bad(&q);
 	CHECK(!guards_bad(), "guards");
 	if (bad)
 		ans_dump();
@@ -1080,48 +1090,55 @@ static void case11(void)
 }
 
 /*
- * A lost request in SQD: the QP finishes what it started, so the local
- * ACK timeout (timeout 8: ~1 ms) sends the signaled SEND again in SQD;
- * its ACK completes it and SQ_DRAINED follows.
+ * One signaled SEND not acknowledged: sent again at the local ACK timeout
+ * (timeout 8: ~1 ms), once from RTS (the QP waits on the engine's timed
+ * list meanwhile) and once with the QP moved to SQD straight after the
+ * post (SQD finishes what it started).  The ACKs complete both; SQ_DRAINED
+ * follows the second.
  */
 static void case12(void)
 {
 	struct stats s0, s1;
 	struct vqp q;
 	struct wcrec w[16];
-	int ev_t[16];
 	const char *r;
-	unsigned int k, nw, ne;
+	unsigned int k, nw;
 	int bad = 0;
 
 	q = new_qp_timed(0xC000, 8, 7);
 	s0 = get_stats();
-	r = ctl("POST %u 1 1 1", q.qpn);     /* signaled, then SQD */
-	CHECK(strcmp(r, "OK") == 0, "POST 1 + SQD: %s", r);
-	k = requests_until(q.dqpn, 2, 500);
-	CHECK(k == 2 && ans[0].psn == q.sqpsn && ans[1].psn == q.sqpsn &&
-	      ans[1].ackreq, "%u requests, expected the SEND and its "
-	      "retransmission in SQD", k);
-	ack_to(&q, q.sqpsn, 1);
-	rx_drain(50);
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t psn = wire_psn_add(q.sqpsn, i);
+
+		ans_clear();
+		/* wr_id 7000 both times, signaled; the second also SQD */
+		r = ctl("POST %u 1 1 %u", q.qpn, i);
+		CHECK(strcmp(r, "OK") == 0, "POST %u: %s", i, r);
+		k = requests_until(q.dqpn, 2, 500);
+		CHECK(k == 2 && ans[0].psn == psn && ans[1].psn == psn &&
+		      ans[1].ackreq, "%u requests for PSN 0x%x, expected the "
+		      "SEND and its retransmission%s", k, psn,
+		      i ? " in SQD" : "");
+		ack_to(&q, psn, i + 1);
+		rx_drain(50);
+		CHECK(ans_count(q.dqpn, -1, -1) == 2, "%u requests after the "
+		      "ACK", ans_count(q.dqpn, -1, -1));
+		nw = wcs_of(q.qpn, w, 16);
+		CHECK(nw == i + 1 && w[i].wr_id == 7000 &&
+		      w[i].status == PMR_WC_SUCCESS, "%u completions (last "
+		      "status %d), expected %u, SUCCESS", nw,
+		      nw ? w[nw - 1].status : -1, i + 1);
+	}
 	s1 = get_stats();
-	CHECK(sdiff(&s0, &s1, "timeouts") >= 1 &&
-	      sdiff(&s0, &s1, "retransmits") >= 1, "timeouts +%" PRIu64
-	      " retransmits +%" PRIu64, sdiff(&s0, &s1, "timeouts"),
-	      sdiff(&s0, &s1, "retransmits"));
-	nw = wcs_of(q.qpn, w, 16);
-	CHECK(nw == 1 && w[0].wr_id == 7000 && w[0].status == PMR_WC_SUCCESS,
-	      "%u completions (first status %d), expected wr_id 7000 SUCCESS",
-	      nw, nw ? w[0].status : -1);
-	ne = evs_of(q.qpn, ev_t, 16);
-	CHECK(ne == 1 && ev_t[0] == PMR_EVENT_SQ_DRAINED,
-	      "%u async events (first %d), expected SQ_DRAINED", ne,
-	      ne ? ev_t[0] : -1);
-	CHECK(qp_state_of(q.qpn) == PMR_QPS_SQD, "QP not SQD");
+	CHECK(sdiff(&s0, &s1, "timeouts") == 2 &&
+	      sdiff(&s0, &s1, "retransmits") == 2, "timeouts +%" PRIu64
+	      " retransmits +%" PRIu64 ", expected 2 each",
+	      sdiff(&s0, &s1, "timeouts"), sdiff(&s0, &s1, "retransmits"));
+	bad += drained_bad(&q);
 	if (bad)
 		ans_dump();
-	verdict("12 requester: a lost SEND is sent again in SQD, then drained",
-		bad);
+	verdict("12 requester: a lost SEND is sent again at the timeout, in RTS "
+		"and in SQD, then drained", bad);
 }
 
 static void case1(void)
