@@ -301,7 +301,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	if (qp->pub.qp_type == PMR_QPT_RC) {
 		/* ACK coalescing (roce.rst): a signaled WR asks at once; the
 		 * others every ackreq_every packets, and a tail that did not
-		 * ask is asked for again after ROCE_SOLICIT_US */
+		 * ask is asked for again later (solicit_tsc) */
 		uint32_t k = ++rq->pkts_since_ackreq;
 
 		b.ackreq = op_is_rd(w->opcode) || rq->ackreq_next ||
@@ -408,13 +408,13 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
 			s->local_err = wqe_validate(qp, w, mtu);
+			if (rq->req_idx == rq->started_idx)
+				rq->started_idx++;   /* taken up (SQD ends it) */
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
 			/* fails in order: once everything before it is done */
 			if (rq->req_idx == cons) {
 				pmr_sq_retire(qp, s->local_err, 0, 0);
-				if (rq->req_idx == rq->started_idx)
-					rq->started_idx++;
 				rq->req_idx++;
 				rq->req_off = 0;
 				done++;
@@ -446,8 +446,6 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			continue;
 		}
 		done++;
-		if (rq->req_idx == rq->started_idx)
-			rq->started_idx++;
 		if (rc && rq->ack_deadline == 0 && qp->attr.timeout != 0)
 			rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
 				wire_ack_timeout_ns(qp->attr.timeout));
