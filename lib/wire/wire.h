@@ -877,6 +877,37 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 		    size_t hdr_len);
 
 /*
+ * A header template: what wire_build_hdrs() writes for one flow that does
+ * not change from packet to packet (MACs, VLAN, IP version, addresses,
+ * traffic class, TTL, flow label, UDP source port, P_Key, destination QP,
+ * MigReq, FECN, BECN), written once and copied for every packet.
+ */
+#define WIRE_TMPL_MAX (WIRE_ETH_LEN + WIRE_VLAN_LEN + WIRE_IPV6_LEN + \
+		       WIRE_UDP_LEN + WIRE_BTH_LEN)
+struct wire_tmpl {
+	uint8_t hdr[WIRE_TMPL_MAX + 2];	/* + 2: a whole number of 16 bytes */
+	uint8_t ip_off;			/* 14, or 18 with a VLAN tag */
+	uint8_t bth_off;
+	bool ipv6;
+	uint32_t csum_base;		/* IPv4: the checksum's fixed words */
+};
+
+/*
+ * Writes the template of the flow *b describes (its per-packet fields are
+ * ignored).  Returns 0, or WIRE_ERR_INVAL for a NULL argument.
+ */
+int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b);
+
+/*
+ * wire_build_hdrs() from a template: the same bytes as wire_build_hdrs()
+ * with *b holding the template's flow fields.  Read from *b: opcode, se,
+ * ackreq, psn, payload_len, ip_id, and the extension header fields the
+ * opcode has; every other field of *b is ignored.  Same return values.
+ */
+int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+		   const struct wire_build *b);
+
+/*
  * UDP source port of a QP: 0xC000 | (hash & 0x3FFF), flow entropy for
  * ECMP/RSS, fixed per QP (the RoCEv2 range 0xC000-0xFFFF).
  *

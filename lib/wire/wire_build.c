@@ -90,47 +90,79 @@ static void put_ext_hdrs(uint8_t *bth, const struct wire_opcode_info *info,
 /*
  * The IPv4 header checksum of the header wire_build_hdrs() writes, from the
  * values rather than from the bytes just stored (reading those back would
- * wait for the stores).
+ * wait for the stores): the words fixed for a flow here, then total length
+ * and identification added and the sum folded by csum_fold().
  */
-static uint16_t ipv4_csum_of(const struct wire_build *b, uint16_t tot_len)
+static uint32_t ipv4_csum_base(const struct wire_build *b)
 {
-	uint32_t sum = (0x45u << 8 | b->tclass) + tot_len + b->ip_id +
-		       WIRE_IPV4_DF + ((uint32_t)b->ttl << 8 | WIRE_IPPROTO_UDP) +
-		       wire_get16(b->sgid + 12) + wire_get16(b->sgid + 14) +
-		       wire_get16(b->dgid + 12) + wire_get16(b->dgid + 14);
+	return (0x45u << 8 | b->tclass) + WIRE_IPV4_DF +
+	       ((uint32_t)b->ttl << 8 | WIRE_IPPROTO_UDP) +
+	       wire_get16(b->sgid + 12) + wire_get16(b->sgid + 14) +
+	       wire_get16(b->dgid + 12) + wire_get16(b->dgid + 14);
+}
 
+static uint16_t csum_fold(uint32_t sum)
+{
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	return (uint16_t)~sum;
 }
 
+/*
+ * The checks both builders make, for headers whose IP header starts at
+ * ip_off.  @return the header length, or a WIRE_ERR_*; *udp_len the UDP
+ * length of the frame.
+ */
+static int hdr_lengths(const struct wire_build *b, bool ipv6, size_t ip_off,
+		       size_t cap, const struct wire_opcode_info **info,
+		       size_t *udp_len)
+{
+	size_t hdr_len;
+
+	*info = wire_opcode_info(b->opcode);
+	if (!*info)
+		return WIRE_ERR_BAD_OPCODE;
+	if (b->payload_len && !((*info)->flags & WIRE_OPF_PAYLOAD))
+		return WIRE_ERR_INVAL;
+	/* the IP datagram must fit its 16-bit length field */
+	if (b->payload_len > 0xFFFF)
+		return WIRE_ERR_INVAL;
+	*udp_len = WIRE_UDP_LEN + (*info)->hdr_len + b->payload_len +
+		   wire_pad_len(b->payload_len) + WIRE_ICRC_LEN;
+	if (*udp_len > 0xFFFF - (ipv6 ? 0 : WIRE_IPV4_LEN))
+		return WIRE_ERR_INVAL;
+	hdr_len = ip_off + (ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN) +
+		  WIRE_UDP_LEN + (*info)->hdr_len;
+	if (cap < hdr_len)
+		return WIRE_ERR_NOSPC;
+	return (int)hdr_len;
+}
+
+/* The BTH fields that change from packet to packet. */
+static void put_bth_var(struct wire_bth *bth, const struct wire_build *b,
+			uint8_t mig)
+{
+	bth->opcode = b->opcode;
+	bth->flags = (uint8_t)((b->se ? WIRE_BTH_SE : 0) | mig |
+			       wire_pad_len(b->payload_len) << 4); /* TVer 0 */
+	bth->ack = b->ackreq ? WIRE_BTH_ACKREQ : 0;
+	wire_put24(bth->psn, b->psn);
+}
+
 int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 {
 	const struct wire_opcode_info *info;
-	size_t l2, l3, hdr_len, udp_len;
-	unsigned pad;
+	size_t l2, l3, udp_len;
+	int hdr_len;
 	uint8_t *p;
 
 	if (!buf || !b)
 		return WIRE_ERR_INVAL;
-	info = wire_opcode_info(b->opcode);
-	if (!info)
-		return WIRE_ERR_BAD_OPCODE;
-	if (b->payload_len && !(info->flags & WIRE_OPF_PAYLOAD))
-		return WIRE_ERR_INVAL;
 	l2 = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
 	l3 = b->ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN;
-	hdr_len = l2 + l3 + WIRE_UDP_LEN + info->hdr_len;
-	pad = wire_pad_len(b->payload_len);
-	/* the IP datagram must fit its 16-bit length field */
-	if (b->payload_len > 0xFFFF)
-		return WIRE_ERR_INVAL;
-	udp_len = WIRE_UDP_LEN + info->hdr_len + b->payload_len + pad +
-		  WIRE_ICRC_LEN;
-	if (udp_len > 0xFFFF - (b->ipv6 ? 0 : WIRE_IPV4_LEN))
-		return WIRE_ERR_INVAL;
-	if (cap < hdr_len)
-		return WIRE_ERR_NOSPC;
+	hdr_len = hdr_lengths(b, b->ipv6, l2, cap, &info, &udp_len);
+	if (hdr_len < 0)
+		return hdr_len;
 
 	/* Ethernet [+ 802.1Q] */
 	p = buf;
@@ -157,18 +189,19 @@ int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 		memcpy(ip->daddr, b->dgid, 16);
 	} else {
 		struct wire_ipv4 *ip = (void *)p;
+		uint16_t tot = (uint16_t)(WIRE_IPV4_LEN + udp_len);
 
 		ip->ver_ihl = 0x45;
 		ip->tos = b->tclass;
-		wire_put16(ip->tot_len, (uint16_t)(WIRE_IPV4_LEN + udp_len));
+		wire_put16(ip->tot_len, tot);
 		wire_put16(ip->id, b->ip_id);
 		wire_put16(ip->frag, WIRE_IPV4_DF);
 		ip->ttl = b->ttl;
 		ip->proto = WIRE_IPPROTO_UDP;
 		memcpy(ip->saddr, b->sgid + 12, 4);
 		memcpy(ip->daddr, b->dgid + 12, 4);
-		wire_put16(ip->csum, ipv4_csum_of(b, (uint16_t)(WIRE_IPV4_LEN +
-							       udp_len)));
+		wire_put16(ip->csum, csum_fold(ipv4_csum_base(b) + tot +
+					       b->ip_id));
 	}
 	p += l3;
 
@@ -187,19 +220,75 @@ int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
 	{
 		struct wire_bth *bth = (void *)p;
 
-		bth->opcode = b->opcode;
-		bth->flags = (uint8_t)((b->se ? WIRE_BTH_SE : 0) |
-				       (b->mig ? WIRE_BTH_MIG : 0) |
-				       pad << 4);	/* TVer 0 */
+		put_bth_var(bth, b, b->mig ? WIRE_BTH_MIG : 0);
 		wire_put16(bth->pkey, b->pkey);
 		bth->fbr = (uint8_t)((b->fecn ? WIRE_BTH_FECN : 0) |
 				     (b->becn ? WIRE_BTH_BECN : 0));
 		wire_put24(bth->qpn, b->dqpn);
-		bth->ack = b->ackreq ? WIRE_BTH_ACKREQ : 0;
-		wire_put24(bth->psn, b->psn);
 		put_ext_hdrs(p, info, b);
 	}
-	return (int)hdr_len;
+	return hdr_len;
+}
+
+int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b)
+{
+	struct wire_build f;
+	int rc;
+
+	if (!t || !b)
+		return WIRE_ERR_INVAL;
+	memset(t, 0, sizeof(*t));
+	f = *b;
+	f.opcode = WIRE_OP_RC_SEND_ONLY;	/* BTH only */
+	f.payload_len = 0;
+	rc = wire_build_hdrs(t->hdr, sizeof(t->hdr), &f);
+	if (rc < 0)
+		return rc;
+	t->ip_off = (uint8_t)(WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0));
+	t->ipv6 = b->ipv6;
+	t->bth_off = (uint8_t)(t->ip_off + (b->ipv6 ? WIRE_IPV6_LEN :
+					    WIRE_IPV4_LEN) + WIRE_UDP_LEN);
+	t->csum_base = ipv4_csum_base(b);
+	return 0;
+}
+
+int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+		   const struct wire_build *b)
+{
+	const struct wire_opcode_info *info;
+	size_t udp_len;
+	uint8_t *ip, *bth;
+	int hdr_len;
+
+	if (!buf || !t || !b)
+		return WIRE_ERR_INVAL;
+	hdr_len = hdr_lengths(b, t->ipv6, t->ip_off, cap, &info, &udp_len);
+	if (hdr_len < 0)
+		return hdr_len;
+	/* a copy of constant size where it fits (a few vector moves); what
+	 * it writes past the headers is payload space, written after */
+	if (cap >= sizeof(t->hdr))
+		memcpy(buf, t->hdr, sizeof(t->hdr));
+	else
+		memcpy(buf, t->hdr, (size_t)t->bth_off + WIRE_BTH_LEN);
+	ip = buf + t->ip_off;
+	if (t->ipv6) {
+		wire_put16(((struct wire_ipv6 *)(void *)ip)->plen,
+			   (uint16_t)udp_len);
+	} else {
+		struct wire_ipv4 *ip4 = (void *)ip;
+		uint16_t tot = (uint16_t)(WIRE_IPV4_LEN + udp_len);
+
+		wire_put16(ip4->tot_len, tot);
+		wire_put16(ip4->id, b->ip_id);
+		wire_put16(ip4->csum, csum_fold(t->csum_base + tot + b->ip_id));
+	}
+	wire_put16(buf + t->bth_off - WIRE_UDP_LEN + 4, (uint16_t)udp_len);
+	bth = buf + t->bth_off;
+	put_bth_var((struct wire_bth *)(void *)bth, b,
+		    t->hdr[t->bth_off + 1] & WIRE_BTH_MIG);
+	put_ext_hdrs(bth, info, b);
+	return hdr_len;
 }
 
 /* The end of a frame whose len bytes are written: zero pad, then the ICRC

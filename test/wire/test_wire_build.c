@@ -202,6 +202,46 @@ static void build_and_compare(const char *what, const struct wire_build *b,
 	CHECK_EQ(wire_build_seal(g, sizeof(g), b, (size_t)hl), total);
 	CHECK_BYTES(g, (size_t)total, exp, exp_len, what);
 
+	/* from a template of the flow: the same frame, with only the
+	 * per-packet fields taken from the build (the rest is garbage) */
+	{
+		struct wire_tmpl t;
+		struct wire_build pk;
+
+		memset(&pk, 0xA5, sizeof(pk));
+		pk.opcode = b->opcode;
+		pk.se = b->se;
+		pk.ackreq = b->ackreq;
+		pk.psn = b->psn;
+		pk.payload_len = b->payload_len;
+		pk.ip_id = b->ip_id;
+		pk.va = b->va;
+		pk.rkey = b->rkey;
+		pk.dma_len = b->dma_len;
+		pk.syndrome = b->syndrome;
+		pk.msn = b->msn;
+		pk.swap_add = b->swap_add;
+		pk.compare = b->compare;
+		pk.orig = b->orig;
+		pk.imm = b->imm;
+		pk.inv_rkey = b->inv_rkey;
+		pk.qkey = b->qkey;
+		pk.src_qpn = b->src_qpn;
+		REQUIRE(wire_tmpl_init(&t, b) == 0);
+		memset(g, 0xCC, sizeof(g));
+		CHECK_EQ(wire_tmpl_hdrs(g, sizeof(g), &t, &pk), hl);
+		memcpy(g + hl, pl, b->payload_len);
+		CHECK_EQ(wire_build_seal(g, sizeof(g), b, (size_t)hl), total);
+		CHECK_BYTES(g, (size_t)total, exp, exp_len, "template path");
+		/* room for the headers only: nothing written past them */
+		memset(g, 0xCC, sizeof(g));
+		CHECK_EQ(wire_tmpl_hdrs(g, (size_t)hl, &t, &pk), hl);
+		CHECK_BYTES(g, (size_t)hl, exp, (size_t)hl, "template, no room");
+		CHECK_EQ(g[hl], 0xCC);
+		CHECK_EQ(wire_tmpl_hdrs(g, (size_t)hl - 1, &t, &pk),
+			 WIRE_ERR_NOSPC);
+	}
+
 	/* gather path: headers from wire_build_hdrs are final as written;
 	 * payload pieces + pad + ICRC appended incrementally */
 	{
@@ -541,6 +581,34 @@ static void test_errors(void)
 	CHECK_EQ(wire_build_hdrs(buf, 54, &b), 54);
 	CHECK_EQ(wire_build_hdrs(NULL, 54, &b), WIRE_ERR_INVAL);
 	CHECK_EQ(wire_build_hdrs(buf, 54, NULL), WIRE_ERR_INVAL);
+
+	/* the same checks from a template */
+	{
+		struct wire_tmpl t;
+
+		base_params(&b, 0, WIRE_OP_RC_SEND_ONLY);
+		CHECK_EQ(wire_tmpl_init(NULL, &b), WIRE_ERR_INVAL);
+		CHECK_EQ(wire_tmpl_init(&t, NULL), WIRE_ERR_INVAL);
+		REQUIRE(wire_tmpl_init(&t, &b) == 0);
+		b.opcode = 0x15;
+		CHECK_EQ(wire_tmpl_hdrs(buf, sizeof(buf), &t, &b), WIRE_ERR_BAD_OPCODE);
+		b.opcode = WIRE_OP_RC_ACKNOWLEDGE;
+		b.payload_len = 4;
+		CHECK_EQ(wire_tmpl_hdrs(buf, sizeof(buf), &t, &b), WIRE_ERR_INVAL);
+		b.opcode = WIRE_OP_RC_SEND_ONLY;
+		b.payload_len = 65489;	/* IPv4 total length 65536 */
+		CHECK_EQ(wire_tmpl_hdrs(buf, sizeof(buf), &t, &b), WIRE_ERR_INVAL);
+		b.payload_len = 65488;
+		CHECK_EQ(wire_tmpl_hdrs(buf, sizeof(buf), &t, &b), 54);
+		b.payload_len = 4;
+		CHECK_EQ(wire_tmpl_hdrs(buf, 53, &t, &b), WIRE_ERR_NOSPC);
+		CHECK_EQ(wire_tmpl_hdrs(NULL, 54, &t, &b), WIRE_ERR_INVAL);
+		CHECK_EQ(wire_tmpl_hdrs(buf, 54, NULL, &b), WIRE_ERR_INVAL);
+		CHECK_EQ(wire_tmpl_hdrs(buf, 54, &t, NULL), WIRE_ERR_INVAL);
+		b.opcode = 0x15;	/* a template needs a valid flow only */
+		CHECK_EQ(wire_tmpl_init(&t, &b), 0);
+		b.opcode = WIRE_OP_RC_SEND_ONLY;
+	}
 
 	/* finish */
 	hl = wire_build_hdrs(buf, sizeof(buf), &b);
