@@ -112,6 +112,9 @@ struct roce_qp {
 	uint16_t sport;
 	uint8_t dmac[6];
 	bool dmac_valid;
+	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
+	struct wire_tmpl tmpl;            /* the headers every packet of this
+					   * connected QP shares */
 	struct roce_swqe_st *wst;         /* sq.size entries */
 
 	/* requester */
@@ -196,11 +199,14 @@ static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
-		       struct rte_mbuf **mp, int *hdr_len);
+		       const struct wire_tmpl *t, struct rte_mbuf **mp,
+		       int *hdr_len);
 void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid);
+void roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
+		     struct wire_build *b);
 bool roce_gid_is_v4(const uint8_t *gid);
 bool roce_gid_ours(const struct pmr_dev_obj *dev, const uint8_t *gid);
 bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac);

@@ -721,6 +721,8 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 	enum pmr_qp_state cur = pmr_qp_state(qp);
 	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
 
+	/* whatever changes, the next packet's headers are made anew */
+	rq->tmpl_valid = false;
 	if (mask & PMR_QP_AV) {
 		const struct pmr_ah_attr *ah = &a->ah_attr;
 

@@ -350,11 +350,41 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 }
 
 /*
- * Allocate an mbuf and write the headers of *b into it.
+ * Start a packet of connected QP rq (RC, UC) whose peer's MAC is known:
+ * *b zeroed but for the IP version and a fresh IP identification; the
+ * rest of the flow (addresses, ports, traffic class, destination QP) is
+ * in rq->tmpl, made here again after a modify_qp or a reset.  The frame
+ * is then written by roce_tx_frame() with that template.
+ */
+void roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
+		     struct wire_build *b)
+{
+	const struct pmr_qp_obj *qp = rq->qp;
+	const struct pmr_ah_attr *ah = &qp->attr.ah_attr;
+
+	if (!rq->tmpl_valid) {
+		roce_build_init(d, rq, b,
+				qp->ctx->dev->gid[ah->grh.sgid_index].raw,
+				ah->grh.dgid.raw);
+		memcpy(b->dmac, rq->dmac, 6);
+		b->tclass = ah->grh.traffic_class;
+		b->dqpn = qp->attr.dest_qp_num;
+		wire_tmpl_init(&rq->tmpl, b);	/* no NULL: cannot fail */
+		rq->tmpl_valid = true;
+	}
+	wire_build_init(b);
+	b->ipv6 = rq->tmpl.ipv6;
+	b->ip_id = d->ip_id++;
+}
+
+/*
+ * Allocate an mbuf and write the headers of *b into it, from template t
+ * when there is one (roce_conn_begin()).
  * @return the frame start (payload goes at frame + *hdr_len), or NULL.
  */
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
-		       struct rte_mbuf **mp, int *hdr_len)
+		       const struct wire_tmpl *t, struct rte_mbuf **mp,
+		       int *hdr_len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
 	uint8_t *f;
@@ -364,7 +394,8 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		return NULL;
 	}
 	f = rte_pktmbuf_mtod(m, uint8_t *);
-	*hdr_len = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), b);
+	*hdr_len = t != NULL ? wire_tmpl_hdrs(f, rte_pktmbuf_tailroom(m), t, b) :
+		   wire_build_hdrs(f, rte_pktmbuf_tailroom(m), b);
 	if (*hdr_len < 0) {
 		ROCE_LOG(ERR, "cannot build opcode %u: %s", b->opcode,
 			 wire_err_str(*hdr_len));

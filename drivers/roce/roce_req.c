@@ -142,6 +142,7 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->unsolicited = false;
 	rq->solicit_deadline = 0;
 	rq->dmac_valid = false;
+	rq->tmpl_valid = false;
 }
 
 static unsigned int rd_outstanding(struct roce_qp *rq)
@@ -243,14 +244,16 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 			return 0;
 		rq->dmac_valid = !ud;
 	}
-	roce_build_init(d, rq, &b, qp->ctx->dev->gid[ud ?
-			w->ah->attr.grh.sgid_index :
-			qp->attr.ah_attr.grh.sgid_index].raw, dgid);
-	memcpy(b.dmac, rq->dmac, 6);
-	b.tclass = ud ? w->ah->attr.grh.traffic_class :
-		   qp->attr.ah_attr.grh.traffic_class;
+	if (ud) {
+		roce_build_init(d, rq, &b, qp->ctx->dev->gid[
+				w->ah->attr.grh.sgid_index].raw, dgid);
+		memcpy(b.dmac, rq->dmac, 6);
+		b.tclass = w->ah->attr.grh.traffic_class;
+		b.dqpn = w->remote_qpn;
+	} else {
+		roce_conn_begin(d, rq, &b);
+	}
 	b.psn = rq->req_psn;
-	b.dqpn = ud ? w->remote_qpn : qp->attr.dest_qp_num;
 	b.imm = rte_be_to_cpu_32(w->imm_data);
 
 	switch (w->opcode) {
@@ -314,7 +317,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		rq->pkts_since_ackreq = 0;
 		rq->ackreq_next = false;
 	}
-	f = roce_tx_frame(d, &b, &m, &hl);
+	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
 	if (f == NULL)
 		return 0;
 	if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {

@@ -23,13 +23,8 @@ static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			return false;
 		rq->dmac_valid = true;
 	}
-	roce_build_init(d, rq, b,
-			qp->ctx->dev->gid[qp->attr.ah_attr.grh.sgid_index].raw,
-			qp->attr.ah_attr.grh.dgid.raw);
-	memcpy(b->dmac, rq->dmac, 6);
-	b->tclass = qp->attr.ah_attr.grh.traffic_class;
+	roce_conn_begin(d, rq, b);
 	b->opcode = opcode;
-	b->dqpn = qp->attr.dest_qp_num;
 	b->psn = psn;
 	b->msn = rq->msn;
 	b->syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -43,7 +38,7 @@ static void reply_send(struct roce_dev *d, struct roce_qp *rq,
 	uint8_t *f;
 	int hl;
 
-	f = roce_tx_frame(d, b, &m, &hl);
+	f = roce_tx_frame(d, b, &rq->tmpl, &m, &hl);
 	if (f == NULL)
 		return;
 	if (b->payload_len)

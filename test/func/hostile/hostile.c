@@ -393,6 +393,32 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 		vsay("OK");
 }
 
+/* QP qpn, in SQD: a new traffic class in its address vector (SQD -> SQD
+ * with PMR_QP_AV), then back to RTS. */
+static void v_tclass(uint32_t qpn, uint8_t tclass)
+{
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp_attr a;
+
+	if (qp == NULL || pmr_query_qp(qp, &a, PMR_QP_AV, &ia)) {
+		vsay("FAIL no QP");
+		return;
+	}
+	a.qp_state = PMR_QPS_SQD;
+	a.ah_attr.grh.traffic_class = tclass;
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV)) {
+		vsay("FAIL modify SQD AV");
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE))
+		vsay("FAIL modify RTS");
+	else
+		vsay("OK");
+}
+
 static void v_cmd(char *line)
 {
 	unsigned int a1, a2, a3, a4, a5;
@@ -411,6 +437,8 @@ static void v_cmd(char *line)
 			       &a4)) >= 3) {
 		v_post_sends(a1, a2, a3, k == 4 && a4);
 
+	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
+		v_tclass(a1, (uint8_t)a2);
 	} else if (strcmp(line, "UDRECV") == 0) {
 		uint64_t id;
 
@@ -519,7 +547,7 @@ static uint64_t mr_va, nr_va;
 static uint32_t mr_rkey, mr_len, nr_rkey, ud_qpn, ud_qkey;
 
 struct ans {
-	uint8_t opcode, syn;
+	uint8_t opcode, syn, tclass;
 	bool ackreq;
 	uint32_t psn, dqpn, plen, msn;
 	uint64_t orig;
@@ -786,6 +814,7 @@ static void rx_drain(uint64_t ms)
 				a->dqpn = p.dqpn;
 				a->plen = p.payload_len;
 				a->ackreq = p.ackreq;
+				a->tclass = p.tclass;
 				if (ae) {
 					a->syn = wire_aeth_syn(ae);
 					a->msn = wire_aeth_msn(ae);
@@ -1139,6 +1168,59 @@ static void case12(void)
 		ans_dump();
 	verdict("12 requester: a lost SEND is sent again at the timeout, in RTS "
 		"and in SQD, then drained", bad);
+}
+
+/*
+ * A QP's packets follow a change of its address vector: a new traffic
+ * class set in SQD (SQD -> SQD with the AV, then RTS) is in the IP header
+ * of the next request and of the next ACK, the old one in those before.
+ */
+static void case14(void)
+{
+	struct wire_build b;
+	struct vqp q;
+	struct wcrec w[16];
+	const char *r;
+	unsigned int k, nw;
+	int bad = 0;
+
+	q = new_qp(0xE000);
+	r = ctl("POST %u 1 1 1", q.qpn);     /* signaled, then SQD */
+	CHECK(strcmp(r, "OK") == 0, "POST 1 + SQD: %s", r);
+	k = requests_until(q.dqpn, 1, 200);
+	CHECK(k == 1 && ans[0].tclass == 0, "%u requests, traffic class %u, "
+	      "expected 0", k, k ? ans[0].tclass : 0);
+	ack_to(&q, q.sqpsn, 1);
+	rx_drain(50);
+	bad += drained_bad(&q);
+	r = ctl("TCLASS %u 184", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "TCLASS: %s", r);
+	ans_clear();
+	r = ctl("POST %u 1 1", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POST 1: %s", r);
+	k = requests_until(q.dqpn, 1, 200);
+	CHECK(k == 1 && ans[0].psn == wire_psn_add(q.sqpsn, 1) &&
+	      ans[0].tclass == 184, "%u requests, PSN 0x%x traffic class %u, "
+	      "expected 0x%x, 184", k, k ? ans[0].psn : 0,
+	      k ? ans[0].tclass : 0, wire_psn_add(q.sqpsn, 1));
+	ack_to(&q, wire_psn_add(q.sqpsn, 1), 2);
+	/* and the responder's ACK of a SEND to it */
+	ans_clear();
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	rx_drain(50);
+	k = ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1);
+	CHECK(k == 1 && ans[0].tclass == 184, "%u ACKs, traffic class %u, "
+	      "expected one, 184", k, nans ? ans[0].tclass : 0);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 3 && w[0].status == PMR_WC_SUCCESS &&
+	      w[1].status == PMR_WC_SUCCESS && w[2].status == PMR_WC_SUCCESS,
+	      "%u completions, expected 2 sends and a receive, SUCCESS", nw);
+	CHECK(!guards_bad(), "guards");
+	if (bad)
+		ans_dump();
+	verdict("14 a new traffic class set in SQD is in the next request "
+		"and ACK", bad);
 }
 
 static void case1(void)
@@ -1703,6 +1785,7 @@ static int attacker(const char *path)
 	case9();
 	case11();
 	case12();
+	case14();
 
 	{
 		int bad = 0;
