@@ -1171,6 +1171,53 @@ static void case12(void)
 }
 
 /*
+ * The solicit with an infinite local ACK timeout (timeout 0, roce.rst): an
+ * unasked-for tail is asked for again after ROCE_SOLICIT_US (16.4 ms), not
+ * at once and not never.  Early is checked (nothing within 8 ms), late
+ * generously (by 500 ms).
+ */
+static void case13(void)
+{
+	struct stats s0, s1;
+	struct vqp q;
+	struct wcrec w[16];
+	const char *r;
+	unsigned int k;
+	uint32_t last;
+	int bad = 0;
+
+	q = new_qp_timed(0xD000, 0, 0);
+	last = wire_psn_add(q.sqpsn, 1);
+	s0 = get_stats();
+	r = ctl("POST %u 2 0", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POST 2: %s", r);
+	k = requests_until(q.dqpn, 3, 8);
+	CHECK(k == 2 && !ans[0].ackreq && !ans[1].ackreq,
+	      "%u requests within 8 ms, expected the 2 SENDs without AckReq",
+	      k);
+	k = requests_until(q.dqpn, 3, 500);
+	CHECK(k == 3 && ans[2].psn == last && ans[2].ackreq,
+	      "%u requests, expected the solicit of 0x%x", k, last);
+	ack_to(&q, last, 2);
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(ans_count(q.dqpn, -1, -1) == 3 &&
+	      sdiff(&s0, &s1, "ack_solicits") == 1 &&
+	      sdiff(&s0, &s1, "timeouts") == 0 &&
+	      sdiff(&s0, &s1, "retransmits") == 0,
+	      "%u requests, ack_solicits +%" PRIu64 " timeouts +%" PRIu64
+	      " retransmits +%" PRIu64 ", expected 3, 1, 0, 0",
+	      ans_count(q.dqpn, -1, -1), sdiff(&s0, &s1, "ack_solicits"),
+	      sdiff(&s0, &s1, "timeouts"), sdiff(&s0, &s1, "retransmits"));
+	CHECK(wcs_of(q.qpn, w, 16) == 0, "completions of unsignaled SENDs");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	if (bad)
+		ans_dump();
+	verdict("13 requester: with an infinite ACK timeout the unasked-for "
+		"tail is solicited after 16 ms", bad);
+}
+
+/*
  * A QP's packets follow a change of its address vector: a new traffic
  * class set in SQD (SQD -> SQD with the AV, then RTS) is in the IP header
  * of the next request and of the next ACK, the old one in those before.
@@ -1785,6 +1832,7 @@ static int attacker(const char *path)
 	case9();
 	case11();
 	case12();
+	case13();
 	case14();
 
 	{
