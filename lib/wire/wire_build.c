@@ -39,6 +39,8 @@ static void put_ext_hdrs(uint8_t *bth, const struct wire_opcode_info *info,
 	/* Every field below is written whole; the reserved bytes (DETH's,
 	 * a CNP's 16) are zeroed where they are.  No memset of the variable
 	 * length: it becomes "rep stos", slow to start, once per frame. */
+	if (info->hdrs == 0 && !(info->flags & WIRE_OPF_CNP))
+		return;                 /* the BTH alone: most packets */
 	if (info->flags & WIRE_OPF_CNP)
 		memset(bth + WIRE_BTH_LEN, 0, WIRE_CNP_RSVD_LEN);
 
@@ -113,9 +115,10 @@ static uint16_t csum_fold(uint32_t sum)
  * ip_off.  @return the header length, or a WIRE_ERR_*; *udp_len the UDP
  * length of the frame.
  */
-static int hdr_lengths(const struct wire_build *b, bool ipv6, size_t ip_off,
-		       size_t cap, const struct wire_opcode_info **info,
-		       size_t *udp_len)
+static inline int hdr_lengths(const struct wire_build *b, bool ipv6,
+			      size_t ip_off, size_t cap,
+			      const struct wire_opcode_info **info,
+			      size_t *udp_len)
 {
 	size_t hdr_len;
 
