@@ -128,6 +128,10 @@ struct roce_qp {
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
+	uint64_t ack_timeout_tsc;         /* the local ACK timeout in TSC
+					   * ticks; 0: infinite (timeout 0) */
+	uint64_t solicit_tsc;             /* how long an unasked-for tail
+					   * waits (roce_qp_set_timeout) */
 	uint64_t rnr_deadline;            /* TSC; 0 when not waiting */
 	uint32_t pkts_since_ackreq;
 	uint32_t ackreq_every;            /* the device's, at most sq.size / 2 */
@@ -214,6 +218,8 @@ int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
 		   bool stat);
 
 /* roce_req.c */
+void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
+			 uint8_t timeout);
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now);
 void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);

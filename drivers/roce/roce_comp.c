@@ -26,7 +26,7 @@ static struct pmr_swqe *head_wqe(struct roce_qp *rq, struct roce_swqe_st **s)
 	return pmr_wq_slot(&qp->sq, cons);
 }
 
-static void progress_made(struct roce_dev *d, struct roce_qp *rq)
+static void progress_made(struct roce_qp *rq)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 
@@ -36,11 +36,10 @@ static void progress_made(struct roce_dev *d, struct roce_qp *rq)
 		rq->unsolicited = false;    /* nothing left to ask for */
 		rq->solicit_deadline = 0;
 	}
-	if (rq->una_psn == rq->req_psn || qp->attr.timeout == 0)
+	if (rq->una_psn == rq->req_psn || rq->ack_timeout_tsc == 0)
 		rq->ack_deadline = 0;
 	else
-		rq->ack_deadline = rte_rdtsc() + roce_ns_to_tsc(d,
-			wire_ack_timeout_ns(qp->attr.timeout));
+		rq->ack_deadline = rte_rdtsc() + rq->ack_timeout_tsc;
 }
 
 /*
@@ -49,7 +48,7 @@ static void progress_made(struct roce_dev *d, struct roce_qp *rq)
  * never came was lost: go back to it (implicit NAK).
  * @return false when the QP left RTS on the way.
  */
-static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
+static bool ack_upto(struct roce_qp *rq, uint32_t psn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
@@ -86,7 +85,7 @@ static bool ack_upto(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
 		moved = true;
 	}
 	if (moved)
-		progress_made(d, rq);
+		progress_made(rq);
 	return pmr_qp_state(qp) == PMR_QPS_RTS || pmr_qp_state(qp) == PMR_QPS_SQD;
 }
 
@@ -104,7 +103,7 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 	struct pmr_qp_obj *qp = rq->qp;
 
 	rq->st.nak_rx++;
-	if (!ack_upto(d, rq, wire_psn_add(psn, 0xffffff)))
+	if (!ack_upto(rq, wire_psn_add(psn, 0xffffff)))
 		return;
 	switch (wire_syn_kind(syn)) {
 	case WIRE_AETH_RNR_NAK:
@@ -151,8 +150,8 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 	}
 }
 
-static void read_resp_rx(struct roce_dev *d, struct roce_qp *rq,
-			 const uint8_t *f, const struct wire_pkt *p)
+static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
+			 const struct wire_pkt *p)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
@@ -160,7 +159,7 @@ static void read_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 	struct pmr_swqe *w;
 	uint32_t expect;
 
-	if (!ack_upto(d, rq, wire_psn_add(p->psn, 0xffffff)))
+	if (!ack_upto(rq, wire_psn_add(p->psn, 0xffffff)))
 		return;
 	w = head_wqe(rq, &s);
 	if (w == NULL || w->opcode != PMR_WR_RDMA_READ) {
@@ -195,18 +194,18 @@ static void read_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 		rq->read_off = 0;
 		pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
-	progress_made(d, rq);
+	progress_made(rq);
 }
 
-static void atomic_ack_rx(struct roce_dev *d, struct roce_qp *rq,
-			  const uint8_t *f, const struct wire_pkt *p)
+static void atomic_ack_rx(struct roce_qp *rq, const uint8_t *f,
+			  const struct wire_pkt *p)
 {
 	const struct wire_atmack *ack = wire_pkt_hdr(f, p, WIRE_HDR_ATMACK);
 	struct roce_swqe_st *s;
 	struct pmr_swqe *w;
 	uint64_t orig;
 
-	if (!ack_upto(d, rq, wire_psn_add(p->psn, 0xffffff)))
+	if (!ack_upto(rq, wire_psn_add(p->psn, 0xffffff)))
 		return;
 	w = head_wqe(rq, &s);
 	if (w == NULL)
@@ -225,7 +224,7 @@ static void atomic_ack_rx(struct roce_dev *d, struct roce_qp *rq,
 	}
 	rq->una_psn = wire_psn_add(p->psn, 1);
 	pmr_sq_retire(rq->qp, PMR_WC_SUCCESS, 8, 0);
-	progress_made(d, rq);
+	progress_made(rq);
 }
 
 void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
@@ -254,18 +253,18 @@ void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	switch (p->opcode) {
 	case WIRE_OP_RC_ACKNOWLEDGE:
 		if (wire_syn_kind(wire_aeth_syn(aeth)) == WIRE_AETH_ACK)
-			ack_upto(d, rq, p->psn);
+			ack_upto(rq, p->psn);
 		else
 			nak_rx(d, rq, p->psn, wire_aeth_syn(aeth));
 		break;
 	case WIRE_OP_RC_ATOMIC_ACKNOWLEDGE:
-		atomic_ack_rx(d, rq, f, p);
+		atomic_ack_rx(rq, f, p);
 		break;
 	case WIRE_OP_RC_READ_RESPONSE_FIRST:
 	case WIRE_OP_RC_READ_RESPONSE_MIDDLE:
 	case WIRE_OP_RC_READ_RESPONSE_LAST:
 	case WIRE_OP_RC_READ_RESPONSE_ONLY:
-		read_resp_rx(d, rq, f, p);
+		read_resp_rx(rq, f, p);
 		break;
 	default:
 		fail_head(rq, PMR_WC_BAD_RESP_ERR);

@@ -690,6 +690,7 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	}
 	rq->qp = qp;
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
+	roce_qp_set_timeout(qp->ctx->dev->priv, rq, 0);
 	pmr_list_init(&rq->active_link);
 	qp->priv = rq;
 	return 0;
@@ -738,6 +739,8 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		rq->need_req_reset = true;
 	if ((mask & PMR_QP_DEST_QPN) && qp->pub.qp_type != PMR_QPT_UD)
 		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
+	if (mask & PMR_QP_TIMEOUT)
+		roce_qp_set_timeout(qp->ctx->dev->priv, rq, a->timeout);
 	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS) {
 		rq->sqd_notify = (mask & PMR_QP_EN_SQD_ASYNC_NOTIFY) &&
 				 a->en_sqd_async_notify;

@@ -362,20 +362,28 @@ static bool sqd_may_send(const struct roce_qp *rq)
 }
 
 /*
- * How long packets that did not ask for an ACK wait for one before the
- * last of them is sent again asking: a quarter of the local ACK timeout
- * (well before it would count a retry), ROCE_SOLICIT_US when that is
- * infinite.  Long on purpose: the solicit only frees unsignaled WQEs of a
- * QP that went quiet, and a QP that sends now and then (one of many)
- * should not pay a second packet per message for it.
+ * The QP's timer intervals, from its local ACK timeout (modify_qp), so
+ * that no packet converts them.  An unasked-for tail waits a quarter of
+ * the ACK timeout (well before it would count a retry), ROCE_SOLICIT_US
+ * when that is infinite.  Long on purpose: the solicit only frees
+ * unsignaled WQEs of a QP that went quiet, and a QP that sends now and
+ * then (one of many) should not pay a second packet per message for it.
  */
-static uint64_t solicit_tsc(struct roce_dev *d, const struct pmr_qp_obj *qp)
+void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
+			 uint8_t timeout)
 {
-	uint64_t ns = ROCE_SOLICIT_US * 1000ull;
+	uint64_t ns = timeout ? wire_ack_timeout_ns(timeout) : 0;
 
-	if (qp->attr.timeout != 0)
-		ns = wire_ack_timeout_ns(qp->attr.timeout) / 4;
-	return roce_ns_to_tsc(d, ns);
+	rq->ack_timeout_tsc = roce_ns_to_tsc(d, ns);
+	rq->solicit_tsc = roce_ns_to_tsc(d, ns ? ns / 4 :
+					 ROCE_SOLICIT_US * 1000ull);
+}
+
+/* Start the local ACK timer (unless the timeout is infinite). */
+static void ack_timer_start(struct roce_qp *rq, uint64_t *now)
+{
+	if (rq->ack_timeout_tsc != 0)
+		rq->ack_deadline = roce_now(now) + rq->ack_timeout_tsc;
 }
 
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
@@ -438,10 +446,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		if (r == 0) {
 			/* no neighbour yet: for RC this counts as packets no
 			 * one answers (local ACK timeout, then RETRY_EXC_ERR) */
-			if (rc && rq->resolving && rq->ack_deadline == 0 &&
-			    qp->attr.timeout != 0)
-				rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
-					wire_ack_timeout_ns(qp->attr.timeout));
+			if (rc && rq->resolving && rq->ack_deadline == 0)
+				ack_timer_start(rq, now);
 			break;
 		}
 		if (r < 0) {
@@ -449,9 +455,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			continue;
 		}
 		done++;
-		if (rc && rq->ack_deadline == 0 && qp->attr.timeout != 0)
-			rq->ack_deadline = roce_now(now) + roce_ns_to_tsc(d,
-				wire_ack_timeout_ns(qp->attr.timeout));
+		if (rc && rq->ack_deadline == 0)
+			ack_timer_start(rq, now);
 		if (rq->req_off < w->length)
 			continue;
 		/* the WQE is fully sent */
@@ -461,7 +466,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
 	if (rc && done > 0 && rq->unsolicited)
-		rq->solicit_deadline = roce_now(now) + solicit_tsc(d, qp);
+		rq->solicit_deadline = roce_now(now) + rq->solicit_tsc;
 	return done;
 }
 
@@ -501,6 +506,5 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 	}
 	rq->retry_left--;
 	roce_req_retransmit(rq, rq->una_psn);
-	rq->ack_deadline = *now + roce_ns_to_tsc(d,
-		wire_ack_timeout_ns(qp->attr.timeout));
+	ack_timer_start(rq, now);
 }
