@@ -578,11 +578,16 @@ static struct rte_mbuf *raw_frame(const uint8_t *payload, uint32_t len,
 	return m;
 }
 
+/* Transmit all n; the clock is read only when the port was full (as
+ * the RDMA side, which reads it only when it has to wait). */
 static void raw_tx(struct rte_mbuf **m, uint16_t n)
 {
-	uint16_t sent = 0;
-	uint64_t t0 = rte_rdtsc();
+	uint16_t sent = rte_eth_tx_burst(port_id, 0, m, n);
+	uint64_t t0;
 
+	if (sent == n)
+		return;
+	t0 = rte_rdtsc();
 	while (sent < n) {
 		sent += rte_eth_tx_burst(port_id, 0, m + sent, n - sent);
 		stall_check(t0, "raw transmit");
@@ -617,6 +622,22 @@ static uint32_t frag_size(void)
 	return (uint32_t)(o.mtu ? o.mtu : 1024);
 }
 
+/* Send a message of `size` bytes as its nfr frames of at most frag bytes,
+ * one at a time (the ping-pong's messages are one frame at 2 and 64 B). */
+static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
+			 uint32_t nfr)
+{
+	for (uint32_t f = 0; f < nfr; f++) {
+		uint64_t off = (uint64_t)f * frag;
+		uint32_t pl = size - off < frag ? (uint32_t)(size - off) : frag;
+		struct rte_mbuf *m = raw_frame(buf + off, pl, f);
+
+		if (m == NULL)
+			die("raw: no mbuf for a frame");
+		raw_tx(&m, 1);
+	}
+}
+
 /* A message of `size` bytes is ceil(size / MTU) frames each way. */
 static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		    struct lat_res *res, double **samples, size_t *nsamples)
@@ -640,15 +661,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			if (raw_rx_copy(rbuf, frag, &len)) {
 				if (++got == nfr) {
 					got = 0;
-					for (uint32_t f = 0; f < nfr; f++) {
-						uint32_t pl = size - (uint64_t)f * frag < frag ?
-							(uint32_t)(size - (uint64_t)f * frag) : frag;
-						struct rte_mbuf *m =
-							raw_frame(buf + (uint64_t)f * frag, pl, f);
-
-						if (m)
-							raw_tx(&m, 1);
-					}
+					raw_send_msg(buf, size, frag, nfr);
 				}
 			} else if (++spins % END_CHECK_SPINS == 0 &&
 				   tcp_try_line(l, sizeof(l))) {
@@ -663,19 +676,13 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			uint64_t t0;
 
 			t[it] = rte_rdtsc();
-			for (uint32_t f = 0; f < nfr; f++) {
-				uint32_t pl = size - (uint64_t)f * frag < frag ?
-					(uint32_t)(size - (uint64_t)f * frag) : frag;
-				struct rte_mbuf *m = raw_frame(buf + (uint64_t)f * frag,
-							       pl, f);
-
-				if (m)
-					raw_tx(&m, 1);
-			}
+			raw_send_msg(buf, size, frag, nfr);
 			t0 = rte_rdtsc();
-			while (got < nfr) {
+			/* the stall check every END_CHECK_SPINS empty polls, as
+			 * in the RDMA loops: not a clock read per poll */
+			for (uint32_t spins = 0; got < nfr;) {
 				got += (uint32_t)raw_rx_copy(rbuf, frag, &len);
-				if (got < nfr)
+				if (got < nfr && ++spins % END_CHECK_SPINS == 0)
 					stall_check(t0, "raw ping-pong (frame lost?)");
 			}
 		}
@@ -1294,6 +1301,8 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 				n = pmr_poll_cq(rcq, 1, &wc);
 				if (n == 1)
 					break;
+				if (n < 0)
+					die("pmr_poll_cq: %d", n);
 				if (++spins % END_CHECK_SPINS != 0)
 					continue;
 				if (server && tcp_try_line(l, sizeof(l)))
@@ -1410,6 +1419,8 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 				if (o.progress == PMR_PROGRESS_MANUAL)
 					drive();
 				n = pmr_poll_cq(rcq, 32, wc);
+				if (n < 0)
+					die("pmr_poll_cq: %d", n);
 				/* repost in runs of the same QP: one call each */
 				for (int i = 0, run = 0; i < n; i++) {
 					check_wc(&wc[i], "recv");
@@ -1540,13 +1551,13 @@ static void usage(void)
 "  -s, --size N          message size (default 2, 65536 for *_bw)\n"
 "  -a, --all             sizes 2 B .. 8 MiB, powers of two\n"
 "  -n, --iters N         iterations (default 1000 lat, 5000 bw)\n"
-"  -D, --duration S      run for S seconds instead of -n\n"
+"  -D, --duration S      bw tests: run for S seconds instead of -n\n"
 "  -q, --qp N            number of QPs (default 1)\n"
-"  -t, --tx-depth N      send queue depth (default 1 lat, 128 bw)\n"
+"  -t, --tx-depth N      send queue depth (default 16 lat, 128 bw)\n"
 "  -r, --rx-depth N      receive queue depth (default 16 lat, 512 bw)\n"
-"  -m, --mtu N           path MTU 256..4096 (default: the port's)\n"
+"  -m, --mtu N           path MTU 256..4096 (default: --dev mtu=, else 1024)\n"
 "  -I, --inline_size N   inline up to N bytes (default 236 lat, 0 bw)\n"
-"  -Q, --cq-mod N        one signaled WR every N (default 100, <= tx depth)\n"
+"  -Q, --cq-mod N        one signaled WR every N (default 8 lat, 100 bw; <= tx depth)\n"
 "  -l, --post_list N     bw tests: post N WRs per pmr_post_send call\n"
 "                        (a linked list; default 1, at most 256)\n"
 "  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
@@ -1687,10 +1698,14 @@ static void defaults(void)
 		die("%s needs RC", o.test);
 	if (o.qpt == PMR_QPT_UD && o.op != OP_SEND)
 		die("UD supports send only");
-	if (o.qpt == PMR_QPT_UD && o.mtu == 0)
-		o.mtu = 1024;
 	if (o.nqp < 1 || o.nqp > 16384)
 		die("bad -q");
+	if (o.mtu != 0 && pmr_num_to_mtu(o.mtu) == 0)
+		die("bad -m %d: 256, 512, 1024, 2048 or 4096", o.mtu);
+	if (o.lat && o.op == OP_WRITE && o.size < 1)
+		die("write_lat needs -s >= 1 (it watches the last byte)");
+	if (o.lat && o.duration > 0)
+		die("-D is for the bandwidth tests; give latency tests -n");
 }
 
 /* The client dictates the run's parameters. */
@@ -1772,6 +1787,8 @@ int main(int argc, char **argv)
 		}
 	parse_opts(app_argc, argv);
 	server = o.host == NULL;
+	if (!server)
+		defaults();       /* bad options fail before EAL and TCP */
 	srand48((long)getpid() ^ (long)time(NULL));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	eal_init(argc, argv);
@@ -1781,11 +1798,8 @@ int main(int argc, char **argv)
 		die("no ethdev port %u (EAL arguments: a --vdev?)", port_id);
 
 	tcp_open();
-	if (!server) {
-		defaults();
-		if (o.mtu == 0)
-			o.mtu = dev_mtu;
-	}
+	if (!server && o.mtu == 0)
+		o.mtu = dev_mtu;
 	sync_params();
 	if (o.all) {
 		for (uint64_t s = 2; s <= MAX_SIZE; s *= 2)

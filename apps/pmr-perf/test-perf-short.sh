@@ -45,6 +45,23 @@ run() {
 	fi
 }
 
+# options it must refuse, before any EAL or TCP set-up (no server runs)
+reject() {
+	local out
+	if out=$(timeout 10 "$BIN" "$@" 127.0.0.1 -- -l 0 --no-pci "${MEM[@]}" 2>&1) ||
+	   ! grep -q '^pmr-perf: ' <<<"$out"; then
+		echo "FAIL: pmr-perf $* was not refused: $out"
+		fail=1
+	else
+		echo "ok: refused $* ($out)"
+	fi
+}
+
+reject send_lat -m 1500
+reject write_lat -s 0
+reject send_lat -D 1
+reject send_bw -l 0
+
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
