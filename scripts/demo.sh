@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The demo: list the pmrdma devices, then run the verbs loopback example
-# (RC SEND/RECV, SEND_WITH_IMM, RDMA WRITE/READ, atomics, a timed
-# ping-pong) on the in-process loopback device.
+# The demo: list the pmrdma devices, run the verbs loopback example (RC
+# SEND/RECV, SEND_WITH_IMM, RDMA WRITE/READ, atomics, a timed ping-pong)
+# on the in-process loopback device, then two processes over memif: the
+# RC example and a short pmr-perf session with the raw-port ratio.
 #
 #   scripts/demo.sh [BUILD_DIR]        (default BUILD_DIR: build)
 #
@@ -86,7 +87,7 @@ perf_pair() {
 		sock=$(mktemp -u /tmp/pmr-demo-perf.XXXXXX)
 		log=$(mktemp /tmp/pmr-demo-perf-server.XXXXXX)
 		echo "+ pmr-perf $test -s 64 --raw-compare over memif"
-		"$BUILD_DIR/apps/pmr-perf/pmr-perf" $test -p $p \
+		timeout 130 "$BUILD_DIR/apps/pmr-perf/pmr-perf" $test -p $p \
 			--dev port=0,ipv4=10.88.1.1,mac=02:00:00:88:01:01 -- \
 			-l $cores_s --no-pci $mem --file-prefix pmr-demo-ps \
 			--log-level=lib.eal:error --log-level='pmd.*:error' \
