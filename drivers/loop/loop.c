@@ -664,7 +664,7 @@ static int loop_arg(const char *key, const char *value, void *opaque)
 	struct loop_args *a = opaque;
 
 	if (strcmp(key, "mtu") == 0) {
-		a->mtu = pmr_num_to_mtu(atoi(value));
+		a->mtu = pmr_kvarg_mtu(value);
 		if (a->mtu == 0) {
 			LOOP_LOG(ERR, "mtu must be 256, 512, 1024, 2048 or 4096");
 			return -EINVAL;

@@ -77,12 +77,10 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 {
 	struct roce_args *a = opaque;
 	struct roce_dev *d = a->d;
-	char *end;
+	long v;
 
 	if (strcmp(key, "port") == 0) {
-		long v = strtol(value, &end, 10);
-
-		if (*end != '\0' || v < 0 || v >= RTE_MAX_ETHPORTS)
+		if (!pmr_kvarg_long(value, 0, RTE_MAX_ETHPORTS - 1, &v))
 			goto bad;
 		a->port = (int)v;
 	} else if (strcmp(key, "ipv4") == 0) {
@@ -99,7 +97,7 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 			goto bad;
 		a->has_mac = true;
 	} else if (strcmp(key, "mtu") == 0) {
-		d->max_mtu = pmr_num_to_mtu(atoi(value));
+		d->max_mtu = pmr_kvarg_mtu(value);
 		if (d->max_mtu == 0)
 			goto bad;
 	} else if (strcmp(key, "neigh") == 0) {
@@ -140,16 +138,11 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 			goto bad;
 		d->ack_mode = (uint8_t)i;
 	} else if (strcmp(key, "ackreq") == 0) {
-		long v = strtol(value, &end, 10);
-
-		if (*end != '\0' || end == value || v < 1 ||
-		    v > ROCE_ACKREQ_EVERY)
+		if (!pmr_kvarg_long(value, 1, ROCE_ACKREQ_EVERY, &v))
 			goto bad;
 		d->ackreq_every = (uint32_t)v;
 	} else if (strcmp(key, "service_lcore") == 0) {
-		long v = strtol(value, &end, 10);
-
-		if (*end != '\0' || v < 0 || v >= RTE_MAX_LCORE)
+		if (!pmr_kvarg_long(value, 0, RTE_MAX_LCORE - 1, &v))
 			goto bad;
 		d->service_lcore = (int)v;
 	} else {

@@ -43,6 +43,27 @@ static const struct pmr_driver *driver_find(const char *name)
 	return NULL;
 }
 
+bool pmr_kvarg_long(const char *value, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (end == value || *end != '\0' || errno != 0 || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+enum pmr_mtu pmr_kvarg_mtu(const char *value)
+{
+	long v;
+
+	return pmr_kvarg_long(value, 256, 4096, &v) ? pmr_num_to_mtu((int)v) :
+						       (enum pmr_mtu)0;
+}
+
 int pmr_kvargs_parse(const char *args,
 		     int (*cb)(const char *key, const char *value, void *opaque),
 		     void *opaque)

@@ -605,4 +605,12 @@ int pmr_kvargs_parse(const char *args,
 		     int (*cb)(const char *key, const char *value, void *opaque),
 		     void *opaque);
 
+/** An argument's decimal value: the whole of it, in [min, max].
+ *  @return false for an empty value, other characters, out of range. */
+bool pmr_kvarg_long(const char *value, long min, long max, long *out);
+
+/** A path MTU argument: 256, 512, 1024, 2048 or 4096.  @return its enum
+ *  pmr_mtu, 0 for anything else. */
+enum pmr_mtu pmr_kvarg_mtu(const char *value);
+
 #endif /* PMR_DRIVER_H */

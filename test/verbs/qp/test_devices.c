@@ -249,6 +249,12 @@ static int child(const char *mode)
 		errno = 0;
 		CHECK(pmr_device_create("loop", "mtu") == NULL);
 		CHECK_EQ(errno, EINVAL);
+		errno = 0;      /* the whole value, not a number in front */
+		CHECK(pmr_device_create("loop", "mtu=1024abc") == NULL);
+		CHECK_EQ(errno, EINVAL);
+		errno = 0;
+		CHECK(pmr_device_create("loop", "mtu=") == NULL);
+		CHECK_EQ(errno, EINVAL);
 		errno = 0;
 		CHECK(pmr_device_create(NULL, NULL) == NULL);
 		CHECK_EQ(errno, EINVAL);

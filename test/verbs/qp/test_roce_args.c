@@ -37,6 +37,12 @@ int main(void)
 		{ "ipv4=10.0.0.1,port=-1", EINVAL },
 		{ "ipv4=10.0.0.1,port=x", EINVAL },
 		{ "ipv4=10.0.0.1,mtu=1000", EINVAL },
+		{ "ipv4=10.0.0.1,mtu=1024abc", EINVAL },
+		{ "ipv4=10.0.0.1,mtu=", EINVAL },
+		{ "ipv4=10.0.0.1,port=", EINVAL },
+		{ "ipv4=10.0.0.1,port=1x", EINVAL },
+		{ "ipv4=10.0.0.1,service_lcore=", EINVAL },
+		{ "ipv4=10.0.0.1,service_lcore=2x", EINVAL },
 		{ "ipv4=10.0.0.1,mac=02:00:00:00:00", EINVAL },
 		{ "ipv4=10.0.0.1,mac=02:00:00:00:00:zz", EINVAL },
 		{ "ipv4=10.0.0.1,neigh=10.0.0.2", EINVAL },  /* no MAC */
@@ -60,6 +66,8 @@ int main(void)
 		{ "ipv4=10.0.0.1,ack=with_reply", ENODEV },
 		{ "ipv4=10.0.0.1,ackreq=1", ENODEV },
 		{ "ipv4=10.0.0.1,ackreq=64", ENODEV },
+		{ "ipv4=10.0.0.1,mtu=4096", ENODEV },
+		{ "ipv4=10.0.0.1,service_lcore=1", ENODEV },
 	};
 	struct pmr_roce_port_stats ps;
 	struct pmr_roce_qp_stats qs;
