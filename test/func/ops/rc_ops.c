@@ -1404,7 +1404,7 @@ static int case_rnr_late(void)
 	s.min_rnr_timer = 12;       /* 0.64 ms */
 	TRY(case_begin(&s));
 	pmrt_fill_pat(buf, 3000, 61, 0);
-	pmr_roce_port_stats(dev, &a);
+	TRY(pmr_roce_port_stats(dev, &a));
 	cmd_init(&c, C_LATE_RECV);
 	c.qp = 0;
 	c.wr_id = id;
@@ -1414,9 +1414,12 @@ static int case_rnr_late(void)
 	TRY(srv_cmd(&c, NULL));
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
-	pmr_roce_port_stats(dev, &b);
+	TRY(pmr_roce_port_stats(dev, &b));
 	printf("client: rnr_late: %" PRIu64 " RNR NAKs received while waiting\n",
 	       b.nak_rnr_rx - a.nak_rnr_rx);
+	/* the receive came 200 ms late: the SEND must have met RNR NAKs */
+	if (b.nak_rnr_rx == a.nak_rnr_rx)
+		FAIL("no RNR NAK received while the receive was late");
 	TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, 3000, false, 61,
 			  &rs, 1));
 	return case_end();
@@ -1622,7 +1625,7 @@ static int case_arp_timeout(void)
 	qps[0] = qp_create(&s);
 	nqps = 1;
 	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
-	pmr_roce_port_stats(dev, &a);
+	TRY(pmr_roce_port_stats(dev, &a));
 	wait_ns = 3000000000ull;
 	t0 = pmrt_now_ns();
 	r = post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0);
@@ -1639,7 +1642,7 @@ static int case_arp_timeout(void)
 		pmrt_fail_prefix("%s", t);
 		return -1;
 	}
-	pmr_roce_port_stats(dev, &b);
+	TRY(pmr_roce_port_stats(dev, &b));
 	printf("client: arp_timeout: %s: RETRY_EXC_ERR after %.1f ms, arp_tx +%"
 	       PRIu64 ", timeouts +%" PRIu64 "\n", ip, (double)dt / 1e6,
 	       b.arp_tx - a.arp_tx, b.timeouts - a.timeouts);

@@ -40,6 +40,8 @@ probe lcore_not_in_eal 0 "progress=service,service_lcore=1" --expect-errno EINVA
 probe no_service_lcore 0 "mtu=1024"
 if [ "$(nproc)" -ge 2 ]; then
 	probe service_ok 0,1 "progress=service,service_lcore=1" --expect-errno none
+else
+	echo "SKIP service_ok (one CPU: no lcore for the service core)"
 fi
 echo "service_errors: $fails failure(s)"
 [ "$fails" = 0 ]
