@@ -128,37 +128,30 @@ want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
 echo "# pmr-perf suite: $REPS repetitions, output in $OUT"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 failed=0
-for rep in $(seq 1 "$REPS"); do
-	for c in "${ALL_CASES[@]}"; do
-		name=${c%%|*}; opts=${c#*|}
-		want "$name" || continue
-		# shellcheck disable=SC2086
-		if run_memif "$name.$rep" $opts --raw-compare; then
-			sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
-				"$OUT/$name.$rep.client.log" >>"$RES"
-		else
-			echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"
-			failed=$((failed + 1))
-		fi
+# run_reps RUNNER CASE...: each wanted case REPS times with RUNNER
+# (run_memif, run_afp); the client's JSON lines, tagged, go to $RES
+run_reps() {
+	local runner=$1 rep c name opts; shift
+	for rep in $(seq 1 "$REPS"); do
+		for c in "$@"; do
+			name=${c%%|*}; opts=${c#*|}
+			want "$name" || continue
+			# shellcheck disable=SC2086
+			if $runner "$name.$rep" $opts --raw-compare; then
+				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
+					"$OUT/$name.$rep.client.log" >>"$RES"
+			else
+				echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"
+				failed=$((failed + 1))
+			fi
+		done
 	done
-done
+}
+run_reps run_memif "${ALL_CASES[@]}"
 if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k; }; then
 	if [ "$(id -u)" = 0 ] && afp_setup; then
 		trap afp_teardown EXIT
-		for rep in $(seq 1 "$REPS"); do
-			for c in "${AFP_CASES[@]}"; do
-				name=${c%%|*}; opts=${c#*|}
-				want "$name" || continue
-				# shellcheck disable=SC2086
-				if run_afp "$name.$rep" $opts --raw-compare; then
-					sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
-						"$OUT/$name.$rep.client.log" >>"$RES"
-				else
-					echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"
-					failed=$((failed + 1))
-				fi
-			done
-		done
+		run_reps run_afp "${AFP_CASES[@]}"
 		afp_teardown
 	else
 		echo "  af_packet cases skipped (need root, ip netns, veth)"
