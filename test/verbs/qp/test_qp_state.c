@@ -159,6 +159,12 @@ static void attr_b(struct pmr_qp_attr *a, enum pmr_qp_state next)
 	a->qp_access_flags = PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE;
 	vt_ah_attr(&v, &a->ah_attr);
 	vt_ah_attr(&v, &a->alt_ah_attr);
+	/* the same peer on both paths (one port), other path fields */
+	a->ah_attr.grh.traffic_class = 0x28;
+	a->ah_attr.grh.hop_limit = 7;
+	a->ah_attr.grh.flow_label = 0x12345;
+	a->alt_ah_attr.grh.traffic_class = 0x48;
+	a->alt_ah_attr.grh.hop_limit = 9;
 	a->alt_port_num = 1;
 	a->path_mtu = PMR_MTU_2048;
 	a->timeout = 10;
@@ -174,7 +180,18 @@ static void attr_b(struct pmr_qp_attr *a, enum pmr_qp_state next)
 	a->en_sqd_async_notify = 0;
 }
 
-/* Whether the value of attribute `b` is the same in x and y. */
+static bool ah_eq(const struct pmr_ah_attr *x, const struct pmr_ah_attr *y)
+{
+	return x->is_global == y->is_global &&
+	       memcmp(&x->grh.dgid, &y->grh.dgid, 16) == 0 &&
+	       x->grh.traffic_class == y->grh.traffic_class &&
+	       x->grh.hop_limit == y->grh.hop_limit &&
+	       x->grh.flow_label == y->grh.flow_label;
+}
+
+/* Whether the value of attribute `b` is the same in x and y (port and
+ * P_Key index cannot differ on a one-port, one-P_Key device; CAP and
+ * RATE_LIMIT are not kept: those compare equal). */
 static bool field_eq(uint32_t b, const struct pmr_qp_attr *x,
 		     const struct pmr_qp_attr *y)
 {
@@ -184,8 +201,10 @@ static bool field_eq(uint32_t b, const struct pmr_qp_attr *x,
 	case PMR_QP_PORT: return x->port_num == y->port_num;
 	case PMR_QP_QKEY: return x->qkey == y->qkey;
 	case PMR_QP_AV:
-		return x->ah_attr.is_global == y->ah_attr.is_global &&
-		       memcmp(&x->ah_attr.grh.dgid, &y->ah_attr.grh.dgid, 16) == 0;
+		return ah_eq(&x->ah_attr, &y->ah_attr);
+	case PMR_QP_ALT_PATH:
+		return ah_eq(&x->alt_ah_attr, &y->alt_ah_attr) &&
+		       x->alt_port_num == y->alt_port_num;
 	case PMR_QP_PATH_MTU: return x->path_mtu == y->path_mtu;
 	case PMR_QP_TIMEOUT: return x->timeout == y->timeout;
 	case PMR_QP_RETRY_CNT: return x->retry_cnt == y->retry_cnt;
