@@ -197,6 +197,7 @@ void *pmr_mr_check(struct pmr_dev_obj *dev, struct pmr_pd *pd, uint32_t key,
 PMR_EXPORT struct pmr_ah *pmr_create_ah(struct pmr_pd *pd,
 					struct pmr_ah_attr *attr)
 {
+	struct pmr_quiesce q;
 	struct pmr_dev_obj *dev;
 	struct pmr_ah_obj *ah;
 	int ret;
@@ -220,17 +221,18 @@ PMR_EXPORT struct pmr_ah *pmr_create_ah(struct pmr_pd *pd,
 	ah->pub.context = pd->context;
 	ah->pub.pd = pd;
 	ah->attr = *attr;
-	if (dev->drv->ah_create != NULL) {
-		ret = dev->drv->ah_create(ah);
-		if (ret != 0) {
-			free(ah);
-			errno = -ret;
-			return NULL;
-		}
+	/* the driver may touch device-wide state the engines use (roce:
+	 * its neighbour table and transmit queue): engines stopped */
+	pmr_dev_quiesce(dev, &q);
+	ret = dev->drv->ah_create != NULL ? dev->drv->ah_create(ah) : 0;
+	if (ret == 0)
+		ah->pub.handle = ++dev->handle_next;
+	pmr_dev_resume(dev, &q);
+	if (ret != 0) {
+		free(ah);
+		errno = -ret;
+		return NULL;
 	}
-	pthread_mutex_lock(&dev->mutex);
-	ah->pub.handle = ++dev->handle_next;
-	pthread_mutex_unlock(&dev->mutex);
 	atomic_fetch_add(&pmr_pd_obj(pd)->refs, 1);
 	return &ah->pub;
 }
