@@ -29,6 +29,7 @@ extern int roce_logtype;
 
 #define ROCE_RX_BURST 32
 #define ROCE_TX_MAX 64
+#define ROCE_STASH 32                   /* mbufs kept for the next frames */
 #define ROCE_NEIGH_MAX 64
 #define ROCE_MBUF_DATA 8192
 #define ROCE_WINDOW 1024                /* unacknowledged PSNs at most */
@@ -82,6 +83,12 @@ struct roce_dev {
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
+	struct rte_mbuf *stash[ROCE_STASH];   /* mbufs taken from the pool in
+					       * bulk, after a transmit burst */
+	uint16_t nstash;
+	struct rte_mbuf *rx[ROCE_RX_BURST];   /* the last receive burst, freed
+					       * at the start of the next run */
+	uint16_t nrx;
 	struct pmr_roce_port_stats st;
 };
 
@@ -138,6 +145,8 @@ struct roce_qp {
 	bool ackreq_next;                 /* the next packet asks (a solicit) */
 	bool unsolicited;                 /* the last packet sent did not ask */
 	uint64_t solicit_deadline;        /* TSC: ask again for the tail; 0 off */
+	bool arm_ack;                     /* start the ACK timer and the */
+	bool arm_solicit;                 /* solicit one at roce_req_arm() */
 	bool resolving;                   /* waiting for ARP / ND */
 	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 
@@ -202,6 +211,7 @@ static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 /* roce_net.c */
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
+void roce_stash_free(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len);
@@ -220,8 +230,11 @@ int roce_neigh_add(struct roce_dev *d, const uint8_t *gid, const uint8_t *mac,
 /* roce_req.c */
 void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
 			 uint8_t timeout);
+/* now: the TSC read once per engine run (roce_now()); NULL: the timers a
+ * run starts wait for roce_req_arm(), off the path to the port. */
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now);
+void roce_req_arm(struct roce_qp *rq, uint64_t now);
 void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
 void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now);
 void roce_req_reset(struct roce_qp *rq);

@@ -319,6 +319,7 @@ static void roce_remove(struct pmr_dev_obj *dev)
 
 	if (d->port_started)
 		rte_eth_dev_stop(d->port_id);
+	roce_stash_free(d);
 	rte_mempool_free(d->pool);
 	free(d);
 }
@@ -497,11 +498,16 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
-	struct rte_mbuf *pkts[ROCE_RX_BURST];
 	unsigned int done;
 	uint64_t now = 0;
 	uint16_t n;
 
+	/* the frames the last run took in go back to the pool now, not on
+	 * the way from a receive to the application */
+	if (d->nrx > 0) {
+		rte_pktmbuf_free_bulk(d->rx, d->nrx);
+		d->nrx = 0;
+	}
 	d->gen++;
 	/* its own count: post_kick runs the engine too, and must not make
 	 * the timer cadence skip progress calls forever */
@@ -513,13 +519,12 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		timed_expire(d, now);
 	done = run_qps(d, ctx, budget, 0, &now);
 	roce_tx_flush(d);
-	n = rte_eth_rx_burst(d->port_id, d->queue, pkts,
+	n = rte_eth_rx_burst(d->port_id, d->queue, d->rx,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
 			     ROCE_RX_BURST);
-	for (uint16_t i = 0; i < n; i++) {
-		roce_rx(d, ctx, pkts[i]);
-		rte_pktmbuf_free(pkts[i]);
-	}
+	d->nrx = n;
+	for (uint16_t i = 0; i < n; i++)
+		roce_rx(d, ctx, d->rx[i]);
 	done += n;
 	roce_tx_flush(d);
 	return (int)done;
@@ -541,13 +546,12 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 {
 	struct roce_dev *d = ctx->dev->priv;
 	struct roce_qp *rq = qp->priv;
-	uint64_t now = 0;
 	unsigned int done = 0;
 
 	roce_qp_activate(d, rq);
 	if (!rq->need_req_reset && !rq->need_resp_reset) {
 		/* (progress applies those first) */
-		done += roce_req_run(d, rq, budget, &now);
+		done += roce_req_run(d, rq, budget, NULL);
 		/* ack=with_reply: one burst, the reply first.  (An ACK owed
 		 * here always comes from the last progress call's receive
 		 * burst: the calls after it send older ones first.) */
@@ -555,6 +559,10 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			done += roce_resp_run(d, rq, budget, true);
 	}
 	roce_tx_flush(d);
+	/* the timers start once the frames are on their way (the TSC read
+	 * costs as much as a few header fields) */
+	if (rq->arm_ack || rq->arm_solicit)
+		roce_req_arm(rq, rte_rdtsc());
 	return (int)done;
 }
 

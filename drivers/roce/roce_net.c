@@ -14,6 +14,17 @@
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/*
+ * An mbuf for a frame: from the stash, which a transmit burst refills in
+ * bulk once the frames are on their way; from the pool when it is empty.
+ */
+static struct rte_mbuf *mbuf_get(struct roce_dev *d)
+{
+	if (d->nstash > 0)
+		return d->stash[--d->nstash];
+	return rte_pktmbuf_alloc(d->pool);
+}
+
 /* ---- neighbours ---------------------------------------------------- */
 
 static struct roce_neigh *neigh_find(struct roce_dev *d, const uint8_t *gid)
@@ -111,7 +122,7 @@ static uint16_t icmp6_csum(const uint8_t *ip6, const uint8_t *msg,
 static void nd_send(struct roce_dev *d, uint8_t type, const uint8_t *target,
 		    const uint8_t *dst_ip, const uint8_t *dst_mac)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	struct rte_mbuf *m = mbuf_get(d);
 	uint8_t *f, *ip6, *icmp;
 	const uint32_t ilen = 32;     /* header 8, target 16, option 8 */
 	uint16_t c;
@@ -207,7 +218,7 @@ static bool nd_rx(struct roce_dev *d, const uint8_t *f, uint32_t len)
 static void arp_send(struct roce_dev *d, uint16_t op, const uint8_t *tha,
 		     const uint8_t *tip, const uint8_t *dst)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	struct rte_mbuf *m = mbuf_get(d);
 	struct rte_ether_hdr *eh;
 	struct rte_arp_hdr *ah;
 
@@ -308,6 +319,15 @@ static void arp_rx(struct roce_dev *d, struct rte_mbuf *m)
 
 /* ---- transmit --------------------------------------------------------- */
 
+/* Before the pool goes: the mbufs the device holds (stash, last burst). */
+void roce_stash_free(struct roce_dev *d)
+{
+	rte_pktmbuf_free_bulk(d->stash, d->nstash);
+	d->nstash = 0;
+	rte_pktmbuf_free_bulk(d->rx, d->nrx);
+	d->nrx = 0;
+}
+
 void roce_tx_flush(struct roce_dev *d)
 {
 	uint16_t sent = 0;
@@ -323,6 +343,12 @@ void roce_tx_flush(struct roce_dev *d)
 		rte_pktmbuf_free_bulk(d->tx + sent, d->ntx - sent);
 	}
 	d->ntx = 0;
+	/* half empty: fill it up (all or nothing; an empty pool leaves the
+	 * stash as it is and frames take single mbufs) */
+	if (d->nstash < ROCE_STASH / 2 &&
+	    rte_pktmbuf_alloc_bulk(d->pool, d->stash + d->nstash,
+				   ROCE_STASH - d->nstash) == 0)
+		d->nstash = ROCE_STASH;
 }
 
 void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
@@ -386,7 +412,7 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	struct rte_mbuf *m = mbuf_get(d);
 	uint8_t *f;
 
 	if (m == NULL) {

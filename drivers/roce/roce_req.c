@@ -141,6 +141,8 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->ackreq_next = false;
 	rq->unsolicited = false;
 	rq->solicit_deadline = 0;
+	rq->arm_ack = false;
+	rq->arm_solicit = false;
 	rq->dmac_valid = false;
 	rq->tmpl_valid = false;
 }
@@ -379,11 +381,26 @@ void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
 					 ROCE_SOLICIT_US * 1000ull);
 }
 
-/* Start the local ACK timer (unless the timeout is infinite). */
+/* Start the local ACK timer (unless the timeout is infinite); now NULL:
+ * when roce_req_arm() runs. */
 static void ack_timer_start(struct roce_qp *rq, uint64_t *now)
 {
-	if (rq->ack_timeout_tsc != 0)
+	if (rq->ack_timeout_tsc == 0)
+		return;
+	if (now == NULL)
+		rq->arm_ack = true;
+	else
 		rq->ack_deadline = roce_now(now) + rq->ack_timeout_tsc;
+}
+
+void roce_req_arm(struct roce_qp *rq, uint64_t now)
+{
+	if (rq->arm_ack && rq->ack_deadline == 0)
+		rq->ack_deadline = now + rq->ack_timeout_tsc;
+	if (rq->arm_solicit)
+		rq->solicit_deadline = now + rq->solicit_tsc;
+	rq->arm_ack = false;
+	rq->arm_solicit = false;
 }
 
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
@@ -465,8 +482,12 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		if (!rc)    /* UC and UD complete once handed to the port */
 			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
-	if (rc && done > 0 && rq->unsolicited)
-		rq->solicit_deadline = roce_now(now) + rq->solicit_tsc;
+	if (rc && done > 0 && rq->unsolicited) {
+		if (now == NULL)
+			rq->arm_solicit = true;
+		else
+			rq->solicit_deadline = roce_now(now) + rq->solicit_tsc;
+	}
 	return done;
 }
 
