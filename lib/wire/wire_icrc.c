@@ -740,19 +740,49 @@ uint32_t wire_icrc_begin(const void *ip)
 }
 
 #if WIRE_HAVE_CLMUL
-/* Below this many bytes after the masked headers, one fold runs over the
- * headers and the rest together; from it on, the four-lane fold pays for
- * the extra reduction. */
+/* Below this many bytes after the masked headers, the two-lane fold runs
+ * to the end; from it on, the widest fold pays for its extra reduction. */
 #define ICRC_ONE_FOLD_MAX 256
 
-/*
- * The ICRC straight from the packet, in one pass of 16-byte folds: the
- * first block is the LRH stand-in (eight 0xFF) and IP bytes 0..7, the rest
- * of the stream is the packet from IP byte 8 on.  The fields the ICRC does
- * not cover are ones, so masking them is an OR with a constant per block.
- * len >= the fixed headers (40 bytes IPv4, 60 IPv6).
- */
+/* x * x^256 + next: two blocks apart (the two lanes of icrc_clmul). */
 __attribute__((target("pclmul,sse4.1")))
+static inline __m128i fold32(__m128i x, __m128i next)
+{
+	const __m128i k = _mm_set_epi64x(0x015a546366LL, 0x00f1da05aaLL);
+	__m128i t = _mm_clmulepi64_si128(x, k, 0x00);
+
+	x = _mm_clmulepi64_si128(x, k, 0x11);
+	return _mm_xor_si128(_mm_xor_si128(x, t), next);
+}
+
+/* pshufb controls: 16 bytes from shift_tbl + 16 + r move a register r bytes
+ * down (toward lower addresses), from shift_tbl + r the low r bytes to the
+ * top; 0x80 gives a zero byte.  16 bytes from top_tbl + r keep the top r. */
+static const uint8_t shift_tbl[48] __attribute__((aligned(16))) = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+static const uint8_t top_tbl[32] __attribute__((aligned(16))) = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+
+/*
+ * The ICRC straight from the packet.  The stream the ICRC covers is the
+ * LRH stand-in (eight 0xFF) and the packet from its IP header on; the
+ * fields it does not cover are ones, so masking them is an OR with a
+ * constant per 16-byte block of the stream.  Block 0 is the LRH and IP
+ * bytes 0..7, block i >= 1 the packet from IP byte 16 * i - 8.  Short
+ * packets fold in two lanes, even and odd blocks (half the chain of
+ * dependent multiplies), and the last len % 16 bytes join with byte shifts
+ * (no byte-at-a-time tail); long ones use the widest fold after the
+ * headers.  len >= the fixed headers (40 bytes IPv4, 60 IPv6).
+ */
+__attribute__((target("pclmul,ssse3,sse4.1")))
 static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
 {
 	/* block 0: LRH, then IPv4 TOS / IPv6 traffic class, flow label and
@@ -770,38 +800,63 @@ static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
 	/* IPv6 bytes 40..55: UDP checksum, BTH FECN/BECN/resv6 */
 	const __m128i m6_3 = _mm_setr_epi8(0, 0, 0, 0, 0, 0, -1, -1,
 					   0, 0, 0, 0, -1, 0, 0, 0);
-	const uint8_t *p = ip + 8;
-	size_t n = len - 8;
-	__m128i x;
+	const __m128i zero = _mm_setzero_si128();
+	size_t nb = (len + 8) / 16, r = (len + 8) % 16, i;
+	bool longer = len - (v6 ? 60 : 40) >= ICRC_ONE_FOLD_MAX;
+	__m128i a, b, x, m2, m3;
 	uint32_t c;
 
-	x = _mm_slli_si128(_mm_loadl_epi64((const __m128i *)(const void *)ip), 8);
-	x = _mm_or_si128(x, v6 ? m6_0 : m4_0);
-	x = _mm_xor_si128(x, _mm_cvtsi32_si128(-1));    /* CRC register ~0 */
-	if (v6) {
-		x = fold16(x, loadu128(p));
-		x = fold16(x, loadu128(p + 16));
-		x = fold16(x, _mm_or_si128(loadu128(p + 32), m6_3));
-		p += 48;
-		n -= 48;
-	} else {
-		x = fold16(x, _mm_or_si128(loadu128(p), m4_1));
-		x = fold16(x, _mm_or_si128(loadu128(p + 16), m4_2));
-		p += 32;
-		n -= 32;
+	a = _mm_slli_si128(_mm_loadl_epi64((const __m128i *)(const void *)ip), 8);
+	a = _mm_or_si128(a, v6 ? m6_0 : m4_0);
+	a = _mm_xor_si128(a, _mm_cvtsi32_si128(-1));    /* CRC register ~0 */
+	b = _mm_or_si128(loadu128(ip + 8), v6 ? zero : m4_1);
+	/* blocks 2 and 3, the rest of the masked fields (the stream has at
+	 * least 3 blocks, 4 for IPv6) */
+	m2 = v6 ? zero : m4_2;
+	m3 = v6 ? m6_3 : zero;
+	i = 2;
+	if (nb >= 4 && (v6 || !longer)) {
+		a = fold32(a, _mm_or_si128(loadu128(ip + 24), m2));
+		b = fold32(b, _mm_or_si128(loadu128(ip + 40), m3));
+		i = 4;
 	}
-	if (n < ICRC_ONE_FOLD_MAX) {
-		for (; n >= 16; p += 16, n -= 16)
-			x = fold16(x, loadu128(p));
-		c = fold_final(x);
+	if (!longer)
+		for (; i + 2 <= nb; i += 2) {
+			a = fold32(a, loadu128(ip + 16 * i - 8));
+			b = fold32(b, loadu128(ip + 16 * i + 8));
+		}
+	/* the lanes meet at the last whole block they take */
+	if (i < nb && (!longer || i == 2)) {
+		x = _mm_xor_si128(fold32(a, _mm_or_si128(loadu128(ip + 16 * i - 8),
+							 i == 2 ? m2 : zero)),
+				  fold16(b, zero));
+		i++;
 	} else {
-		size_t m = n & ~(size_t)15;
+		x = fold16(a, b);
+	}
+	if (longer) {
+		/* the widest fold from the end of the headers on (where its
+		 * lanes line up as before), the last len % 16 bytes a byte
+		 * at a time */
+		const uint8_t *p = ip + 16 * i - 8;
+		size_t n = len + 8 - 16 * i, m = n & ~(size_t)15;
 
 		c = crc32_reg_fold(fold_final(x), p, m);
-		p += m;
-		n -= m;
+		return ~crc32_reg_sw(c, p + m, n - m);
 	}
-	return ~crc32_reg_sw(c, p, n);
+	if (r != 0) {
+		/* x and the r bytes after it: the first r bytes of x move
+		 * out (a fold), the rest move down, the tail fills the top */
+		const __m128i last = loadu128(ip + len - 16);
+		__m128i out = _mm_shuffle_epi8(x, loadu128(shift_tbl + r));
+		__m128i in = _mm_shuffle_epi8(x, loadu128(shift_tbl + 16 + r));
+
+		in = _mm_or_si128(in, _mm_and_si128(last,
+						    loadu128(top_tbl + r)));
+		x = fold16(out, in);
+	}
+	c = fold_final(x);
+	return ~c;
 }
 #endif
 
