@@ -2,7 +2,7 @@
 /*
  * Async events: non-blocking async_fd (EAGAIN), readiness with poll and
  * epoll, FIFO order with the right element, the ack rules of destroy_qp,
- * and pmr_event_type_str.
+ * a full queue, and pmr_event_type_str.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -220,6 +220,61 @@ static void test_destroy_drops_pending(void)
 	env_close(&e);
 }
 
+/*
+ * A full event queue (1024 events): later events are dropped, the queued
+ * ones come out in order and whole, a dropped event needs no ack (the QP
+ * can be destroyed once the delivered ones are acked), and the queue
+ * takes events again once read.
+ */
+static void test_overflow(void)
+{
+	const int queued = 1024, raised = queued + 100;
+	struct env e;
+	struct pmr_async_event ev;
+	struct pmr_qp_attr rts;
+	struct pmr_cq *cq;
+	struct pmr_qp *a, *b;
+	int n = 0;
+
+	env_open(&e, PMR_PROGRESS_INLINE);
+	cq = t_cq(&e, 16);
+	a = t_qp(&e, cq, cq, NULL, 4, 4, 1);
+	b = t_qp(&e, cq, cq, NULL, 4, 4, 1);
+	t_connect(&e, a, b);
+	memset(&rts, 0, sizeof(rts));
+	rts.qp_state = PMR_QPS_RTS;
+	for (int i = 0; i < raised; i++) {
+		sq_drain(a);
+		CHECK_EQ(pmr_modify_qp(a, &rts, PMR_QP_STATE), 0);
+	}
+	sq_drain(b);                     /* dropped too */
+	while (t_async(&e, &ev) == 0) {
+		CHECK_EQ(ev.event_type, PMR_EVENT_SQ_DRAINED);
+		CHECK(ev.element.qp == a);
+		pmr_ack_async_event(&ev);
+		n++;
+	}
+	CHECK_EQ(errno, EAGAIN);
+	CHECK_EQ(n, queued);
+	CHECK_EQ(a->events_completed, (uint32_t)queued);
+	CHECK_EQ(pmr_destroy_qp(a), 0);
+	/* b's event was dropped: nothing to ack */
+	CHECK_EQ(b->events_completed, 0);
+	CHECK_EQ(pmr_modify_qp(b, &rts, PMR_QP_STATE), 0);
+	sq_drain(b);
+	CHECK_EQ(t_async(&e, &ev), 0);
+	CHECK_EQ(ev.event_type, PMR_EVENT_SQ_DRAINED);
+	CHECK(ev.element.qp == b);
+	CHECK_EQ(t_async(&e, &ev), -1);
+	CHECK_EQ(pmr_destroy_qp(b), EBUSY);
+	ev.event_type = PMR_EVENT_SQ_DRAINED;
+	ev.element.qp = b;
+	pmr_ack_async_event(&ev);
+	CHECK_EQ(pmr_destroy_qp(b), 0);
+	CHECK_EQ(pmr_destroy_cq(cq), 0);
+	env_close(&e);
+}
+
 struct waiter {
 	struct pmr_context *ctx;
 	struct pmr_async_event ev;
@@ -323,6 +378,7 @@ int main(void)
 	TEST_RUN(test_eagain_and_readiness);
 	TEST_RUN(test_fifo);
 	TEST_RUN(test_destroy_drops_pending);
+	TEST_RUN(test_overflow);
 	TEST_RUN(test_blocking);
 	TEST_RUN(test_event_type_str);
 	fprintf(stderr, "test_cq_async: OK\n");

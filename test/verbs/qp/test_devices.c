@@ -269,6 +269,49 @@ static int child(const char *mode)
 		CHECK_EQ(n, 2);     /* no configured default device added */
 		CHECK(l[1] == d);
 		pmr_free_device_list(l);
+	} else if (strcmp(mode, "full") == 0) {
+		/* 16 devices at most: the 17th fails and changes nothing */
+		struct pmr_device *d[17];
+		struct pmr_context *ctx;
+		int k;
+
+		for (k = 0; k < 17; k++) {
+			errno = 0;
+			d[k] = pmr_device_create("loop", NULL);
+			if (d[k] == NULL)
+				break;
+		}
+		CHECK_EQ(k, 16);
+		CHECK_EQ(errno, ENOSPC);
+		errno = 0;
+		CHECK(pmr_device_create("loop", "mtu=512") == NULL);
+		CHECK_EQ(errno, ENOSPC);
+		l = pmr_get_device_list(&n);
+		CHECK(l != NULL);
+		CHECK_EQ(n, 16);
+		for (k = 0; k < 16; k++)
+			CHECK(l[k] == d[k]);
+		pmr_free_device_list(l);
+		ctx = pmr_open_device(d[15]);
+		CHECK(ctx != NULL);
+		CHECK_EQ(pmr_close_device(ctx), 0);
+	} else if (strcmp(mode, "over") == 0) {
+		/* a configuration of 17: none of them, then the API still
+		 * creates devices */
+		struct pmr_device *d;
+
+		errno = 0;
+		l = pmr_get_device_list(&n);
+		CHECK(l == NULL);
+		CHECK_EQ(errno, ENOSPC);
+		CHECK_EQ(n, 0);
+		d = pmr_device_create("loop", NULL);
+		CHECK(d != NULL);
+		l = pmr_get_device_list(&n);
+		CHECK(l != NULL);
+		CHECK_EQ(n, 1);
+		CHECK(l[0] == d);
+		pmr_free_device_list(l);
 	} else {
 		fprintf(stderr, "unknown child mode %s\n", mode);
 		return 2;
@@ -333,6 +376,9 @@ static void config(void)
 	run_child("bad", NULL, bad);
 	run_child("bad", NULL, badkey);
 	run_child("create", NULL, NULL);
+	run_child("full", NULL, NULL);
+	run_child("over", "loop;loop;loop;loop;loop;loop;loop;loop;loop;loop;"
+		  "loop;loop;loop;loop;loop;loop;loop", NULL);
 	unlink(good);
 	unlink(bad);
 	unlink(badkey);

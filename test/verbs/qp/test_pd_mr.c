@@ -146,6 +146,66 @@ static void key_reuse(void)
 		      reused);
 }
 
+/*
+ * A full MR table: max_mr registrations succeed, the next fails with
+ * ENOSPC and changes nothing (the registered MRs keep working: a WRITE
+ * between two of them), and one dereg makes room for exactly one more.
+ */
+static void mr_table_full(void)
+{
+	static uint8_t buf[64], src[64], dst[64];
+	const int acc = PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE;
+	struct vt_opts o = vt_opts_default();
+	int max = v.dattr.max_mr;
+	struct pmr_mr **mrs = calloc((size_t)max + 1, sizeof(*mrs));
+	struct pmr_mr *extra;
+	struct vt_pair p;
+	struct pmr_sge s;
+	struct pmr_send_wr w;
+	struct pmr_wc wc;
+	int n;
+
+	CHECK(mrs != NULL);
+	vt_pair(&v, PMR_QPT_RC, &o, 0, &p);
+	for (n = 0; n <= max; n++) {
+		mrs[n] = pmr_reg_mr(v.pd, n == 0 ? src : n == 1 ? dst : buf,
+				    64, acc);
+		if (mrs[n] == NULL)
+			break;
+	}
+	EXPECT_EQ(n, max);
+	CHECK(n > 2 && n <= max);
+	errno = 0;
+	extra = pmr_reg_mr(v.pd, buf, sizeof(buf), acc);
+	CHECK(extra == NULL);
+	EXPECT_EQ(errno, ENOSPC);
+	/* the MRs already there still work */
+	memset(src, 0x5a, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	s = (struct pmr_sge){ (uintptr_t)src, 64, mrs[0]->lkey };
+	w = vt_swr(1, PMR_WR_RDMA_WRITE, &s, 1, PMR_SEND_SIGNALED);
+	w.wr.rdma.remote_addr = (uintptr_t)dst;
+	w.wr.rdma.rkey = mrs[1]->rkey;
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	EXPECT(memcmp(src, dst, sizeof(dst)) == 0);
+	/* one freed index, one more MR */
+	CHECK_EQ(pmr_dereg_mr(mrs[n / 2]), 0);
+	mrs[n / 2] = pmr_reg_mr(v.pd, buf, sizeof(buf), acc);
+	CHECK(mrs[n / 2] != NULL);
+	errno = 0;
+	CHECK(pmr_reg_mr(v.pd, buf, sizeof(buf), acc) == NULL);
+	EXPECT_EQ(errno, ENOSPC);
+	for (int i = 0; i < n; i++)
+		CHECK_EQ(pmr_dereg_mr(mrs[i]), 0);
+	free(mrs);
+	vt_pair_destroy(&p);
+	/* and all of them free again */
+	extra = vt_mr(v.pd, buf, sizeof(buf), acc);
+	CHECK_EQ(pmr_dereg_mr(extra), 0);
+}
+
 /* dereg while posted WRs reference the MR -> EBUSY; after -> 0. */
 static void dereg_busy(void)
 {
@@ -533,6 +593,7 @@ int main(void)
 	local_cases();
 	responder_errors();
 	key_reuse();
+	mr_table_full();
 	vt_close(&v);
 	return vt_exit();
 }
