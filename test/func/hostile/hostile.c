@@ -89,6 +89,8 @@ static struct pmr_pd *pd;
 static struct pmr_cq *cq;
 static uint8_t *big, *nrbuf;
 static struct pmr_mr *mr, *nr_mr;
+static uint8_t scratch[4096] __attribute__((aligned(64)));
+static struct pmr_mr *scr_mr;     /* SCRATCH / DEREG */
 static struct pmr_qp *udqp;
 static struct pmr_qp *qps[MAXQP];
 static unsigned int nqps;
@@ -463,6 +465,30 @@ static void v_cmd(char *line)
 	} else if (strcmp(line, "EVS") == 0) {
 		for (unsigned int i = 0; i < nelog; i++)
 			vsay("EV %u %d", elog[i].qpn, elog[i].type);
+	} else if (strcmp(line, "SCRATCH") == 0) {
+		/* a fresh MR, to be deregistered while the attacker uses it */
+		memset(scratch, 0, sizeof(scratch));
+		if (scr_mr == NULL)
+			scr_mr = pmr_reg_mr(pd, scratch, sizeof(scratch),
+					    PMR_ACCESS_LOCAL_WRITE |
+					    PMR_ACCESS_REMOTE_WRITE |
+					    PMR_ACCESS_REMOTE_READ);
+		if (scr_mr == NULL)
+			vsay("FAIL reg_mr");
+		else
+			vsay("OK %" PRIu64 " %u", (uint64_t)(uintptr_t)scratch,
+			     scr_mr->rkey);
+	} else if (sscanf(line, "DEREG %x", &a1) == 1) {
+		/* the result of pmr_dereg_mr, and how many bytes of the MR
+		 * hold the byte a1 */
+		int ret = scr_mr ? pmr_dereg_mr(scr_mr) : -1;
+		unsigned int same = 0;
+
+		if (ret == 0)
+			scr_mr = NULL;
+		for (size_t i = 0; i < sizeof(scratch); i++)
+			same += scratch[i] == (uint8_t)a1;
+		vsay("OK %d %u", ret, same);
 	} else if (strcmp(line, "STATS") == 0) {
 		v_stats();
 	} else if (strcmp(line, "GUARDS") == 0) {
@@ -1265,6 +1291,66 @@ static void case14(void)
 		"and ACK", bad);
 }
 
+/* DEREG: the result of pmr_dereg_mr on the scratch MR; *same: its bytes
+ * equal to fill. */
+static int dereg_scratch(uint8_t fill, unsigned int *same)
+{
+	const char *r = ctl("DEREG %x", fill);
+	int ret;
+
+	if (sscanf(r, "OK %d %u", &ret, same) != 2)
+		die("DEREG: %s", r);
+	return ret;
+}
+
+/*
+ * pmr_dereg_mr of an MR a remote WRITE is still writing (FIRST in, LAST
+ * not yet): EBUSY, and the WRITE completes; once it has, the dereg
+ * succeeds and the rkey is gone (a WRITE to it is a remote access error).
+ */
+static void case15(void)
+{
+	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	struct vqp q = new_qp(0x15000);
+	struct wire_build b;
+	unsigned int same;
+	uint64_t va;
+	uint32_t rkey;
+	int bad = 0, ret;
+
+	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
+		die("SCRATCH failed");
+	build_base(&b, WIRE_OP_RC_WRITE_FIRST, q.qpn, q.epsn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = 2048;
+	b.ackreq = false;
+	send_pkt(&b, 1024, 0x77, false);
+	rx_drain(20);
+	ret = dereg_scratch(0x77, &same);
+	CHECK(ret == EBUSY, "dereg_mr mid-WRITE returned %d, not EBUSY", ret);
+	CHECK(same == 1024, "%u bytes written by the FIRST, not 1024", same);
+	build_base(&b, WIRE_OP_RC_WRITE_LAST, q.qpn, wire_psn_add(q.epsn, 1));
+	send_pkt(&b, 1024, 0x77, false);
+	rx_drain(50);
+	CHECK(ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, ack) == 1,
+	      "one ACK for the WRITE");
+	ret = dereg_scratch(0x77, &same);
+	CHECK(ret == 0, "dereg_mr after the WRITE returned %d", ret);
+	CHECK(same == 2048, "%u bytes written, not 2048", same);
+	CHECK(qp_state_of(q.qpn) == PMR_QPS_RTS, "QP not in RTS");
+	if (bad) {
+		verdict("15 dereg_mr mid-WRITE -> EBUSY, then 0", bad);
+		return;
+	}
+	/* the old rkey names no MR now */
+	q.epsn = wire_psn_add(q.epsn, 2);
+	ans_clear();
+	write_only(&q, va, rkey, 8, 8);
+	verdict("15 dereg_mr mid-WRITE -> EBUSY, then 0; the rkey is gone",
+		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
+}
+
 static void case1(void)
 {
 	struct { const char *n; uint64_t va; uint32_t len; } t[] = {
@@ -1818,6 +1904,7 @@ static int attacker(const char *path)
 	case12();
 	case13();
 	case14();
+	case15();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
