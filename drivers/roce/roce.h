@@ -203,6 +203,19 @@ static inline uint64_t roce_now(uint64_t *now)
 	return *now;
 }
 
+/* Packets of len bytes at a path MTU (a power of two: a shift, not a
+ * division, on the way to the port). */
+static inline uint32_t roce_mtu_pkts(uint64_t len, uint32_t mtu)
+{
+	return (uint32_t)((len + mtu - 1) >> __builtin_ctz(mtu));
+}
+
+/* Whole MTUs in off. */
+static inline uint32_t roce_mtu_whole(uint32_t off, uint32_t mtu)
+{
+	return off >> __builtin_ctz(mtu);
+}
+
 static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 {
 	return ns * d->tsc_hz / 1000000000ull;

@@ -64,7 +64,7 @@ static bool ack_upto(struct roce_qp *rq, uint32_t psn)
 			/* acknowledged only as far as its answers came */
 			uint32_t got = wire_psn_add(s->first_psn,
 				w->opcode == PMR_WR_RDMA_READ ?
-				rq->read_off / mtu : 0);
+				roce_mtu_whole(rq->read_off, mtu) : 0);
 
 			if (wire_psn_cmp(una, got) > 0)
 				una = got;
@@ -167,7 +167,7 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 			fail_head(rq, PMR_WC_BAD_RESP_ERR);
 		return;
 	}
-	expect = wire_psn_add(s->first_psn, rq->read_off / mtu);
+	expect = wire_psn_add(s->first_psn, roce_mtu_whole(rq->read_off, mtu));
 	if (p->psn != expect) {
 		/* a gap: go back to the first missing response */
 		if (wire_psn_cmp(p->psn, expect) > 0 && rq->req_psn != expect)

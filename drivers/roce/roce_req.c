@@ -30,7 +30,7 @@ static uint32_t wqe_npkts(const struct pmr_swqe *w, uint32_t mtu)
 	if (w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ||
 	    w->opcode == PMR_WR_ATOMIC_FETCH_AND_ADD || w->length == 0)
 		return 1;
-	return (w->length + mtu - 1) / mtu;
+	return roce_mtu_pkts(w->length, mtu);
 }
 
 /* ---- local buffers ---------------------------------------------------- */
@@ -289,7 +289,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		b.va = w->remote_addr + rq->req_off;
 		b.rkey = w->rkey;
 		b.dma_len = w->length - rq->req_off;
-		npsn = b.dma_len ? (b.dma_len + mtu - 1) / mtu : 1;
+		npsn = b.dma_len ? roce_mtu_pkts(b.dma_len, mtu) : 1;
 		n = 0;
 		break;
 	default: /* atomics */

@@ -302,7 +302,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	}
 	r->kind = 1;
 	r->psn = p->psn;
-	r->npkts = len ? (len + mtu - 1) / mtu : 1;
+	r->npkts = len ? roce_mtu_pkts(len, mtu) : 1;
 	r->va = wire_reth_va(reth);
 	r->rkey = wire_reth_rkey(reth);
 	r->len = len;
