@@ -638,12 +638,19 @@ static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
 	}
 }
 
-/* A message of `size` bytes is ceil(size / MTU) frames each way. */
+/*
+ * A message of `size` bytes is ceil(size / MTU) frames.  send_lat and
+ * write_lat: a message each way.  read_lat: as a READ, a request without
+ * the data (16 bytes, a RETH's size) and the data back.  atomic_lat (8
+ * bytes): 8 bytes each way.
+ */
 static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		    struct lat_res *res, double **samples, size_t *nsamples)
 {
 	uint32_t frag = frag_size();
 	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
+	uint64_t req = o.op == OP_READ && size > 16 ? 16 : size;
+	uint32_t nreq = (uint32_t)((req + frag - 1) / frag);
 	uint8_t *buf = calloc(1, size + frag), *rbuf = calloc(1, frag);
 	uint64_t total = iters + warm;
 	uint64_t *t = NULL;
@@ -651,6 +658,8 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 
 	if (nfr == 0)
 		nfr = 1;
+	if (nreq == 0)
+		nreq = 1;
 	if (!server)
 		t = malloc((total + 1) * sizeof(*t));
 	barrier("RAWLAT");
@@ -659,7 +668,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 
 		for (;;) {
 			if (raw_rx_copy(rbuf, frag, &len)) {
-				if (++got == nfr) {
+				if (++got == nreq) {
 					got = 0;
 					raw_send_msg(buf, size, frag, nfr);
 				}
@@ -676,7 +685,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			uint64_t t0;
 
 			t[it] = rte_rdtsc();
-			raw_send_msg(buf, size, frag, nfr);
+			raw_send_msg(buf, req, frag, nreq);
 			t0 = rte_rdtsc();
 			/* the stall check every END_CHECK_SPINS empty polls, as
 			 * in the RDMA loops: not a clock read per poll */
