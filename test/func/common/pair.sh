@@ -33,6 +33,23 @@ veth_del() {
 	ip netns del "$2" 2>/dev/null
 }
 
+# veth_names STEM: nsa=STEM-a-PID, nsb=STEM-b-PID, this shell's own (two
+# runs at once do not meet); the namespaces of runs with this stem whose
+# process is gone (killed before their clean-up) are removed.
+veth_names() {
+	local ns pid
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		case $ns in
+		"$1"-[ab]-*)
+			pid=${ns##*-}
+			case $pid in ''|*[!0-9]*) continue ;; esac
+			kill -0 "$pid" 2>/dev/null || ip netns del "$ns" 2>/dev/null
+			;;
+		esac
+	done
+	nsa=$1-a-$$ nsb=$1-b-$$
+}
+
 # veth_up NS_A NS_B IF_A IF_B: namespaces NS_A and NS_B joined by a veth
 # pair IF_A / IF_B, MTU 9000, kernel IPv6 off, no addresses (the stack
 # owns them).  @return non-zero on the first failing command.

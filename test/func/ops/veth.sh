@@ -13,8 +13,7 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 	echo "SKIP: needs root and iproute2"
 	exit 77
 fi
-nsa=pmrt-a nsb=pmrt-b
-veth_del "$nsa" "$nsb"      # left over by an interrupted run
+veth_names pmrt
 logdir=$(mktemp -d /tmp/pmrt-veth.XXXXXX)
 ctl="$logdir/ctl.sock"
 cleanup() {

@@ -13,8 +13,7 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
 	echo "SKIP: needs root and iproute2"
 	exit 77
 fi
-nsa=pmrt-udc-a nsb=pmrt-udc-b
-veth_del "$nsa" "$nsb"
+veth_names pmrt-udc
 logdir=$(mktemp -d /tmp/pmrt-udc-veth.XXXXXX)
 ctl="$logdir/ctl.sock"
 cleanup() {
