@@ -194,13 +194,17 @@ PMR_EXPORT void pmr_ack_async_event(struct pmr_async_event *event)
 {
 	if (event == NULL)
 		return;
-	if (event->event_type == PMR_EVENT_CQ_ERR)
-		event->element.cq->async_events_completed++;
-	else if (event->event_type == PMR_EVENT_SRQ_ERR ||
-		 event->event_type == PMR_EVENT_SRQ_LIMIT_REACHED)
-		event->element.srq->events_completed++;
-	else if (event_on_qp(event->event_type))
-		event->element.qp->events_completed++;
+	if (event->event_type == PMR_EVENT_CQ_ERR) {
+		if (event->element.cq != NULL)
+			event->element.cq->async_events_completed++;
+	} else if (event->event_type == PMR_EVENT_SRQ_ERR ||
+		   event->event_type == PMR_EVENT_SRQ_LIMIT_REACHED) {
+		if (event->element.srq != NULL)
+			event->element.srq->events_completed++;
+	} else if (event_on_qp(event->event_type)) {
+		if (event->element.qp != NULL)
+			event->element.qp->events_completed++;
+	}
 }
 
 /* ---- completion channels ------------------------------------------- */

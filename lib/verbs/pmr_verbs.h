@@ -959,7 +959,8 @@ int pmr_destroy_ah(struct pmr_ah *ah);
 int pmr_get_async_event(struct pmr_context *context,
 			struct pmr_async_event *event);
 
-/** Acknowledge an event returned by pmr_get_async_event(). */
+/** Acknowledge an event returned by pmr_get_async_event().  NULL, or an
+ * event whose CQ, SRQ or QP element is NULL, is ignored. */
 void pmr_ack_async_event(struct pmr_async_event *event);
 
 /* ------------------------------------------------------------------ */
