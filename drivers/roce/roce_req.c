@@ -36,16 +36,17 @@ static uint32_t wqe_npkts(const struct pmr_swqe *w, uint32_t mtu)
 /* ---- local buffers ---------------------------------------------------- */
 
 /*
- * Copy len bytes between buf and the bytes [off, off + len) of a list of
- * local SGEs (to_sge: into them, which needs LOCAL_WRITE).  Each piece is
- * checked against its MR.  @return false on a protection error or when
- * the SGEs hold fewer bytes.
+ * Copy len bytes between a buffer and the bytes [off, off + len) of a list
+ * of local SGEs: from them to `out`, or (out NULL) from `in` into them,
+ * which needs LOCAL_WRITE.  Each piece is checked against its MR.
+ * @return false on a protection error or when the SGEs hold fewer bytes.
  */
 static bool sge_copy(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
-		     uint32_t nsge, uint32_t off, uint8_t *buf, uint32_t len,
-		     bool to_sge)
+		     uint32_t nsge, uint32_t off, uint8_t *out,
+		     const uint8_t *in, uint32_t len)
 {
 	struct pmr_dev_obj *dev = qp->ctx->dev;
+	bool to_sge = out == NULL;
 
 	for (uint32_t i = 0; i < nsge && len > 0; i++) {
 		uint32_t n;
@@ -63,11 +64,13 @@ static bool sge_copy(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 				   to_sge ? PMR_ACCESS_LOCAL_WRITE : 0, false);
 		if (mem == NULL)
 			return false;
-		if (to_sge)
-			memcpy(mem, buf, n);
-		else
-			memcpy(buf, mem, n);
-		buf += n;
+		if (to_sge) {
+			memcpy(mem, in, n);
+			in += n;
+		} else {
+			memcpy(out, mem, n);
+			out += n;
+		}
 		len -= n;
 		off = 0;
 	}
@@ -81,15 +84,14 @@ bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
 		memcpy(dst, pmr_swqe_inline(w) + off, len);
 		return true;
 	}
-	return sge_copy(qp, pmr_swqe_sge(w), w->num_sge, off, dst, len, false);
+	return sge_copy(qp, pmr_swqe_sge(w), w->num_sge, off, dst, NULL, len);
 }
 
 bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 		      uint32_t nsge, uint32_t off, const uint8_t *src,
 		      uint32_t len)
 {
-	return sge_copy(qp, sge, nsge, off, (uint8_t *)(uintptr_t)src, len,
-			true);
+	return sge_copy(qp, sge, nsge, off, NULL, src, len);
 }
 
 /* Local checks of a WQE before its first packet. */
