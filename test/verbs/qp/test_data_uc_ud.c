@@ -256,6 +256,51 @@ static void ud(void)
 	vt_pair_destroy(&p);
 }
 
+/* pmr_destroy_ah while a posted UD WR uses the AH (held back in SQD):
+ * EBUSY, the WR still goes out with it (back in RTS, the next poll runs
+ * it); once it completed, 0. */
+static void ah_busy(void)
+{
+	struct vt_opts o = vt_opts_default();
+	struct vt_pair p;
+	struct pmr_sge s;
+	struct pmr_send_wr w;
+	struct pmr_wc wc;
+	struct pmr_qp_attr a;
+	struct pmr_ah *ah;
+
+	vt_pair(&v, PMR_QPT_UD, &o, 0, &p);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_SQD;
+	CHECK_EQ(pmr_modify_qp(p.qp[0], &a, PMR_QP_STATE), 0);
+	post_recv_ok(p.qp[1], 70, dbuf, 1040);
+	w = ud_wr(&p, 20, &s, 16, o.qkey);
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
+	CHECK_EQ(vt_count(p.scq[0], 10), 0);       /* held back */
+	CHECK_EQ(pmr_destroy_ah(p.ah), EBUSY);
+	a.qp_state = PMR_QPS_RTS;
+	CHECK_EQ(pmr_modify_qp(p.qp[0], &a, PMR_QP_STATE), 0);
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 20);
+	vt_poll1(p.rcq[1], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(wc.byte_len, 16 + 40);
+	/* another AH of the PD is not held by it */
+	{
+		struct pmr_ah_attr aa;
+
+		vt_ah_attr(&v, &aa);
+		ah = pmr_create_ah(v.pd, &aa);
+		CHECK(ah != NULL);
+		CHECK_EQ(pmr_destroy_ah(ah), 0);
+	}
+	CHECK_EQ(pmr_destroy_ah(p.ah), 0);
+	p.ah = NULL;
+	CHECK_EQ(vt_async_drain(&v), 0);
+	vt_pair_destroy(&p);
+}
+
 int main(void)
 {
 	vt_open(&v);
@@ -264,6 +309,7 @@ int main(void)
 		    PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ);
 	uc();
 	ud();
+	ah_busy();
 	CHECK_EQ(pmr_dereg_mr(smr), 0);
 	CHECK_EQ(pmr_dereg_mr(dmr), 0);
 	vt_close(&v);
