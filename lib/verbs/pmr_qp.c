@@ -424,6 +424,32 @@ static bool rq_references(struct pmr_wq *wq, uint32_t lkey)
 	return false;
 }
 
+/* Whether any send WQE posted to qp and not yet completed matches. */
+static bool sq_any(struct pmr_qp_obj *qp,
+		   bool (*match)(struct pmr_swqe *, const void *),
+		   const void *arg)
+{
+	uint32_t c = atomic_load(&qp->sq.cons), p = atomic_load(&qp->sq.prod);
+
+	for (; c != p; c++)
+		if (match(pmr_wq_slot(&qp->sq, c), arg))
+			return true;
+	return false;
+}
+
+static bool swqe_uses_lkey(struct pmr_swqe *w, const void *lkey)
+{
+	for (uint32_t i = 0; !w->inl && i < w->num_sge; i++)
+		if (pmr_swqe_sge(w)[i].lkey == *(const uint32_t *)lkey)
+			return true;
+	return false;
+}
+
+static bool swqe_uses_ah(struct pmr_swqe *w, const void *ah)
+{
+	return w->ah == ah;
+}
+
 bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 {
 	struct pmr_list *pos;
@@ -436,16 +462,9 @@ bool pmr_ctx_mr_referenced(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 	PMR_LIST_FOREACH(pos, &ctx->qps) {
 		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
 			struct pmr_qp_obj, link);
-		uint32_t c = atomic_load(&qp->sq.cons);
-		uint32_t p = atomic_load(&qp->sq.prod);
 
-		for (; c != p; c++) {
-			struct pmr_swqe *w = pmr_wq_slot(&qp->sq, c);
-
-			for (uint32_t i = 0; !w->inl && i < w->num_sge; i++)
-				if (pmr_swqe_sge(w)[i].lkey == mr->pub.lkey)
-					return true;
-		}
+		if (sq_any(qp, swqe_uses_lkey, &mr->pub.lkey))
+			return true;
 		if (qp->pub.srq == NULL && rq_references(&qp->rq, mr->pub.lkey))
 			return true;
 		for (uint32_t i = 0; qp->recv_held && i < qp->recv.hdr.num_sge; i++)
@@ -462,14 +481,10 @@ bool pmr_ctx_ah_referenced(struct pmr_ctx_obj *ctx, struct pmr_ah_obj *ah)
 	PMR_LIST_FOREACH(pos, &ctx->qps) {
 		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
 			struct pmr_qp_obj, link);
-		uint32_t c = atomic_load(&qp->sq.cons);
-		uint32_t p = atomic_load(&qp->sq.prod);
 
-		if (qp->pub.qp_type != PMR_QPT_UD)
-			continue;
-		for (; c != p; c++)
-			if (((struct pmr_swqe *)pmr_wq_slot(&qp->sq, c))->ah == ah)
-				return true;
+		if (qp->pub.qp_type == PMR_QPT_UD &&
+		    sq_any(qp, swqe_uses_ah, ah))
+			return true;
 	}
 	return false;
 }
