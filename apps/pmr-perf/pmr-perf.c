@@ -333,8 +333,10 @@ static void lat_header(bool raw)
 	if (o.json)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
-	printf(" %s %s%s\n", raw ? "raw ethdev ping-pong (same port, same payload per frame):" :
-	       "pmrdma", raw ? "" : o.test, raw ? "" :
+	printf(" %s %s%s\n", !raw ? "pmrdma" : o.op == OP_READ ?
+	       "raw ethdev ping-pong (same port; a 16-byte request, the data back):" :
+	       "raw ethdev ping-pong (same port, same payload per frame):",
+	       raw ? "" : o.test, raw ? "" :
 	       (o.op == OP_SEND || o.op == OP_WRITE ? " (half round trip)" : " (full round trip)"));
 	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 }
