@@ -166,7 +166,7 @@ struct roce_qp {
 	uint32_t ack_psn;
 	uint32_t res_busy;                /* READ responses being sent */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
-	uint32_t res_next;
+	uint32_t res_next;                /* the slot the next one takes */
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
 
 	struct pmr_list active_link;      /* in roce_dev.active or .timed */

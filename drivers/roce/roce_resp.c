@@ -116,6 +116,21 @@ static uint32_t res_slots(const struct roce_qp *rq)
 	return n == 0 ? 1 : n > PMR_MAX_RD_ATOMIC ? PMR_MAX_RD_ATOMIC : n;
 }
 
+/* The slot the next READ or atomic takes: res_next counts round the
+ * slots (no division on the way to the answer); a modify_qp that made
+ * them fewer starts again at 0. */
+static uint32_t res_cur(const struct roce_qp *rq)
+{
+	return rq->res_next < res_slots(rq) ? rq->res_next : 0;
+}
+
+static void res_advance(struct roce_qp *rq)
+{
+	uint32_t n = res_cur(rq) + 1;
+
+	rq->res_next = n == res_slots(rq) ? 0 : n;
+}
+
 /* ---- receive helpers ---------------------------------------------------- */
 
 static void recv_done(struct roce_qp *rq, const struct wire_pkt *p,
@@ -327,7 +342,7 @@ static void read_answer(struct roce_dev *d, struct roce_qp *rq)
 static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		    const struct wire_pkt *p)
 {
-	struct roce_res *r = &rq->res[rq->res_next % res_slots(rq)];
+	struct roce_res *r = &rq->res[res_cur(rq)];
 
 	if (r->active) {
 		/* more READs in flight than max_dest_rd_atomic allows */
@@ -336,7 +351,7 @@ static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	}
 	if (!read_setup(d, rq, r, f, p))
 		return;
-	rq->res_next++;
+	res_advance(rq);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, r->npkts);
 	read_answer(d, rq);
@@ -358,7 +373,7 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	const struct wire_atmeth *a = wire_pkt_hdr(f, p, WIRE_HDR_ATMETH);
-	struct roce_res *r = &rq->res[rq->res_next % res_slots(rq)];
+	struct roce_res *r = &rq->res[res_cur(rq)];
 	uint64_t va = wire_atmeth_va(a), orig;
 	uint64_t *t = NULL;
 
@@ -393,7 +408,7 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	r->active = false;
 	r->sent = 0;
 	r->next_psn = 0;
-	rq->res_next++;
+	res_advance(rq);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, 1);
 	atomic_ack(d, rq, p->psn, orig);
@@ -702,7 +717,7 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 		return done;
 	/* responses go out in PSN order: oldest resource first */
 	slots = res_slots(rq);
-	first = rq->res_next % slots;
+	first = res_cur(rq);
 	for (uint32_t i = 0; i < slots && done < budget; i++) {
 		struct roce_res *r = &rq->res[first];
 
