@@ -1470,40 +1470,46 @@ static void case3(void)
 
 static void case4(void)
 {
-	struct wire_build b;
-	struct vqp q;
+	/* the CAS compares with the guard bytes' value: wrongly done past
+	 * the MR it would swap them, and verdict()'s guard check fails */
+	const struct {
+		const char *name;
+		uint8_t opcode;
+		uint64_t va;
+		uint32_t rkey;
+		uint64_t swap_add, compare;
+		uint8_t syn;
+		int ev;
+	} t[] = {
+		/* unaligned, inside the MR */
+		{ "4 FETCH_ADD unaligned -> NAK invalid (0x61)",
+		  WIRE_OP_RC_FETCH_ADD, mr_va + 4, mr_rkey, 1, 0,
+		  0x61, PMR_EVENT_QP_REQ_ERR },
+		/* aligned, in the MR without remote rights (a guard area):
+		 * the QP allows atomics, the MR check fails -> remote
+		 * access error (roce_resp.c rc_atomic) */
+		{ "4 FETCH_ADD on an MR without remote atomic -> NAK access (0x62)",
+		  WIRE_OP_RC_FETCH_ADD, nr_va + NRSLOTS * RSLOT + RLEN,
+		  nr_rkey, 1, 0, 0x62, PMR_EVENT_QP_ACCESS_ERR },
+		/* compare-and-swap past the end of the MR */
+		{ "4 COMPARE_SWAP past the MR -> NAK access (0x62)",
+		  WIRE_OP_RC_COMPARE_SWAP, mr_va + mr_len, mr_rkey, 0,
+		  0xA5A5A5A5A5A5A5A5ull, 0x62, PMR_EVENT_QP_ACCESS_ERR },
+	};
 
-	/* unaligned, inside the MR */
-	q = new_qp(0x4000);
-	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, q.epsn);
-	b.va = mr_va + 4;
-	b.rkey = mr_rkey;
-	b.swap_add = 1;
-	send_pkt(&b, 0, 0, false);
-	verdict("4 FETCH_ADD unaligned -> NAK invalid (0x61)",
-		expect_fatal(&q, 0x61, q.epsn, PMR_EVENT_QP_REQ_ERR, -1));
+	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vqp q = new_qp(0x4000 + 0x100 * i);
+		struct wire_build b;
 
-	/* aligned, in the MR without remote rights: the QP allows atomics,
-	 * the MR check fails -> remote access error (roce_resp.c rc_atomic) */
-	q = new_qp(0x4100);
-	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, q.epsn);
-	b.va = nr_va + NRSLOTS * RSLOT + RLEN;     /* a guard area */
-	b.rkey = nr_rkey;
-	b.swap_add = 1;
-	send_pkt(&b, 0, 0, false);
-	verdict("4 FETCH_ADD on an MR without remote atomic -> NAK access (0x62)",
-		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
-
-	/* compare-and-swap past the end of the MR */
-	q = new_qp(0x4200);
-	build_base(&b, WIRE_OP_RC_COMPARE_SWAP, q.qpn, q.epsn);
-	b.va = mr_va + mr_len;
-	b.rkey = mr_rkey;
-	b.swap_add = 0;
-	b.compare = 0xA5A5A5A5A5A5A5A5ull;
-	send_pkt(&b, 0, 0, false);
-	verdict("4 COMPARE_SWAP past the MR -> NAK access (0x62)",
-		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
+		build_base(&b, t[i].opcode, q.qpn, q.epsn);
+		b.va = t[i].va;
+		b.rkey = t[i].rkey;
+		b.swap_add = t[i].swap_add;
+		b.compare = t[i].compare;
+		send_pkt(&b, 0, 0, false);
+		verdict(t[i].name, expect_fatal(&q, t[i].syn, q.epsn, t[i].ev,
+						-1));
+	}
 }
 
 static void case5(void)
