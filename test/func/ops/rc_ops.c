@@ -33,7 +33,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1080,6 +1083,54 @@ static int case_inline(void)
 	return case_end();
 }
 
+/*
+ * A second thread runs the engine (pmr_progress) all the while: most
+ * posts, in inline mode, find the engine lock taken and ring the QP's
+ * doorbell instead of sending; the progress thread must take them up.
+ * Inline and gathered WRITEs alternate, each checked at the server.
+ */
+static atomic_int busy_stop;
+
+static void *busy_main(void *arg)
+{
+	cpu_set_t cpus;
+
+	/* off this process's CPU (EAL pinned it, and the thread inherits
+	 * that): on the same one, the two threads would take turns and
+	 * the lock would rarely be seen taken */
+	CPU_ZERO(&cpus);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (c != *(int *)arg)
+			CPU_SET(c, &cpus);
+	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	while (!atomic_load(&busy_stop))
+		if (pmr_progress(ctx, 64) < 0)
+			break;
+	return NULL;
+}
+
+static int case_busy_engine(void)
+{
+	struct qpspec s = spec_default();
+	pthread_t th;
+	int ret = 0, cpu = sched_getcpu();
+
+	s.max_inline = 256;
+	TRY(case_begin(&s));
+	atomic_store(&busy_stop, 0);
+	if (pthread_create(&th, NULL, busy_main, &cpu) != 0)
+		FAIL("pthread_create");
+	/* long enough (about 0.1 s) for the progress thread to get its
+	 * CPU: it shares it with the other process */
+	for (uint32_t i = 0; i < 2000 && ret == 0; i++)
+		ret = do_write(0, 8 + i % 200, PMR_WR_RDMA_WRITE,
+			       i & 1 ? PMR_SEND_INLINE : 0, 300 + i);
+	atomic_store(&busy_stop, 1);
+	pthread_join(th, NULL);
+	TRY(ret);
+	return case_end();
+}
+
 /* Local SGEs at scattered offsets; byte k of the message = pmrt_pat(seed, k). */
 static void fill_lsges(struct pmr_sge *sg, const struct rsge *l, int n,
 		       uint32_t seed)
@@ -1739,6 +1790,7 @@ static const struct tcase cases[] = {
 	{ "opcodes", case_opcodes },
 	{ "sizes", case_sizes },
 	{ "inline", case_inline },
+	{ "busy_engine", case_busy_engine },
 	{ "sge", case_sge },
 	{ "manyqp", case_manyqp },
 	{ "err_rkey", case_err_rkey },
