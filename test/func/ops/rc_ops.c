@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rc_ops: functional tests of the RoCE engine between two pmrdma processes
- * on RC QPs (opcodes, message sizes x path MTUs, inline, several SGEs,
- * many QPs, error statuses, peer death).
+ * on RC QPs (opcodes, message sizes x path MTUs, inline, posts while
+ * another thread runs the engine, several SGEs, many QPs, error statuses,
+ * peer death).
  *
  *   rc_ops --role server|client --ctl PATH [--peer-ip A] [--case NAME]...
  *   rc_ops --role probe [--expect-errno EINVAL|none|N]
