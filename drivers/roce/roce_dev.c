@@ -742,17 +742,16 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
 	if (mask & PMR_QP_TIMEOUT)
 		roce_qp_set_timeout(qp->ctx->dev->priv, rq, a->timeout);
-	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS) {
+	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS)
 		rq->sqd_notify = (mask & PMR_QP_EN_SQD_ASYNC_NOTIFY) &&
 				 a->en_sqd_async_notify;
-		roce_qp_activate(qp->ctx->dev->priv, rq);
-	} else if (next != PMR_QPS_SQD) {
+	else if (next != PMR_QPS_SQD)
 		rq->sqd_notify = false;
-	}
-	/* back from SQD: WRs queued meanwhile are sent now */
-	if (next == PMR_QPS_RTS && cur == PMR_QPS_SQD)
-		roce_qp_activate(qp->ctx->dev->priv, rq);
-	if (rq->need_req_reset || rq->need_resp_reset)
+	/* the engine looks at the QP next run: into SQD (to drain and tell),
+	 * back from it (WRs queued meanwhile go out), or to reset it */
+	if ((next == PMR_QPS_SQD && cur == PMR_QPS_RTS) ||
+	    (next == PMR_QPS_RTS && cur == PMR_QPS_SQD) ||
+	    rq->need_req_reset || rq->need_resp_reset)
 		roce_qp_activate(qp->ctx->dev->priv, rq);
 	return 0;
 }
