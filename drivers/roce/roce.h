@@ -232,7 +232,7 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid);
-void roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
+bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b);
 bool roce_gid_is_v4(const uint8_t *gid);
 bool roce_gid_ours(const struct pmr_dev_obj *dev, const uint8_t *gid);

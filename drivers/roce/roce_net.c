@@ -376,18 +376,26 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 }
 
 /*
- * Start a packet of connected QP rq (RC, UC) whose peer's MAC is known:
- * *b zeroed but for the IP version and a fresh IP identification; the
- * rest of the flow (addresses, ports, traffic class, destination QP) is
- * in rq->tmpl, made here again after a modify_qp or a reset.  The frame
- * is then written by roce_tx_frame() with that template.
+ * Start a packet of connected QP rq (RC, UC): *b zeroed but for the IP
+ * version and a fresh IP identification; the rest of the flow (addresses,
+ * ports, traffic class, destination QP) is in rq->tmpl, made here again
+ * after a modify_qp or a reset.  The frame is then written by
+ * roce_tx_frame() with that template.  The peer's MAC is looked up (and
+ * asked for) until known, by the requester or the responder, whichever
+ * sends first.  @return false while it is not known (rq->resolving).
  */
-void roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
+bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b)
 {
 	const struct pmr_qp_obj *qp = rq->qp;
 	const struct pmr_ah_attr *ah = &qp->attr.ah_attr;
 
+	if (!rq->dmac_valid) {
+		rq->resolving = !roce_resolve(d, ah->grh.dgid.raw, rq->dmac);
+		if (rq->resolving)
+			return false;
+		rq->dmac_valid = true;
+	}
 	if (!rq->tmpl_valid) {
 		roce_build_init(d, rq, b,
 				qp->ctx->dev->gid[ah->grh.sgid_index].raw,
@@ -401,6 +409,7 @@ void roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 	wire_build_init(b);
 	b->ipv6 = rq->tmpl.ipv6;
 	b->ip_id = d->ip_id++;
+	return true;
 }
 
 /*

@@ -242,20 +242,17 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	int hl;
 	bool first = rq->req_off == 0, last = true;
 
-	if (ud || !rq->dmac_valid) {
+	if (ud) {
 		rq->resolving = !roce_resolve(d, dgid, rq->dmac);
 		if (rq->resolving)
 			return 0;
-		rq->dmac_valid = !ud;
-	}
-	if (ud) {
 		roce_build_init(d, rq, &b, qp->ctx->dev->gid[
 				w->ah->attr.grh.sgid_index].raw, dgid);
 		memcpy(b.dmac, rq->dmac, 6);
 		b.tclass = w->ah->attr.grh.traffic_class;
 		b.dqpn = w->remote_qpn;
-	} else {
-		roce_conn_begin(d, rq, &b);
+	} else if (!roce_conn_begin(d, rq, &b)) {
+		return 0;
 	}
 	b.psn = rq->req_psn;
 	b.imm = rte_be_to_cpu_32(w->imm_data);

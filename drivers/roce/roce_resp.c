@@ -16,14 +16,8 @@
 static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			struct wire_build *b, uint8_t opcode, uint32_t psn)
 {
-	struct pmr_qp_obj *qp = rq->qp;
-
-	if (!rq->dmac_valid) {
-		if (!roce_resolve(d, qp->attr.ah_attr.grh.dgid.raw, rq->dmac))
-			return false;
-		rq->dmac_valid = true;
-	}
-	roce_conn_begin(d, rq, b);
+	if (!roce_conn_begin(d, rq, b))
+		return false;
 	b->opcode = opcode;
 	b->psn = psn;
 	b->msn = rq->msn;
