@@ -1270,6 +1270,25 @@ static void serve_until_end(void)
 
 /* ---- latency tests -------------------------------------------------------- */
 
+/*
+ * A latency loop found nothing new: every END_CHECK_SPINS times the server
+ * looks for the client's END, the client (and the server once the test
+ * is under way) checks for a stall.  @return true when END came.
+ */
+static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
+			    const char *what)
+{
+	char l[64];
+
+	if (++*spins % END_CHECK_SPINS != 0)
+		return false;
+	if (server && tcp_try_line(l, sizeof(l)))
+		return true;
+	if (!server || it > 0)
+		stall_check(ts, what);
+	return false;
+}
+
 static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			struct lat_res *res)
 {
@@ -1278,7 +1297,6 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	bool half = o.op == OP_SEND || o.op == OP_WRITE;
 	struct pmr_send_wr *wrs = calloc((size_t)o.nqp, sizeof(*wrs));
 	struct pmr_sge *sges = calloc((size_t)o.nqp, sizeof(*sges));
-	char l[64];
 
 	for (int i = 0; i < o.nqp; i++) {
 		wr_fill(&wrs[i], &sges[i], &qps[i], size);
@@ -1314,12 +1332,9 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 					break;
 				if (n < 0)
 					die("pmr_poll_cq: %d", n);
-				if (++spins % END_CHECK_SPINS != 0)
-					continue;
-				if (server && tcp_try_line(l, sizeof(l)))
+				if (lat_idle(&spins, ts, it,
+					     "send_lat: waiting for a receive"))
 					goto out;
-				if (!server || it > 0)
-					stall_check(ts, "send_lat: waiting for a receive");
 			}
 			check_wc(&wc, "recv");
 			q = &qps[wc.wr_id];
@@ -1347,12 +1362,9 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 
 			while (*poll != v) {
 				drive();
-				if (++spins % END_CHECK_SPINS != 0)
-					continue;
-				if (server && tcp_try_line(l, sizeof(l)))
+				if (lat_idle(&spins, ts, it,
+					     "write_lat: waiting for the peer's WRITE"))
 					goto out;
-				if (!server || it > 0)
-					stall_check(ts, "write_lat: waiting for the peer's WRITE");
 			}
 			if (server) {
 				q->lbuf[size - 1] = v;
