@@ -66,25 +66,37 @@ AFP_CASES=(
 port=$((21000 + $$ % 5000))
 
 # run_memif NAME OPTS...: one server/client pair over a fresh memif socket
-run_memif() {
-	local name=$1; shift
-	local sock=$OUT/memif.sock p=$((port++)) rc
-	rm -f "$sock"
-	timeout 300 "$BIN" "$@" -p $p --json \
+# run_pair NAME PREFIX_S PREFIX_C VDEV_S VDEV_C PEER DELAY ARGS...: the
+# server (CPU 1, under command prefix PREFIX_S, e.g. "ip netns exec NS")
+# in the background, DELAY seconds later the client (CPU 0) towards PEER;
+# logs in $OUT/NAME.*.  @return the client's status
+run_pair() {
+	local name=$1 pfx_s=$2 pfx_c=$3 vd_s=$4 vd_c=$5 peer=$6 delay=$7
+	local p=$((port++)) rc spid
+	shift 7
+	# shellcheck disable=SC2086
+	timeout 300 $pfx_s "$BIN" "$@" -p $p --json \
 		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
 		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
-		--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
-		>"$OUT/$name.server.log" 2>&1 &
-	local spid=$!
-	sleep 0.3
-	timeout 300 "$BIN" "$@" -p $p --json 127.0.0.1 \
+		--vdev "$vd_s" >"$OUT/$name.server.log" 2>&1 &
+	spid=$!
+	sleep "$delay"
+	# shellcheck disable=SC2086
+	timeout 300 $pfx_c "$BIN" "$@" -p $p --json "$peer" \
 		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
-		--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
-		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
+		--vdev "$vd_c" >"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
 	rc=$?
 	wait $spid
 	return $rc
+}
+
+run_memif() {
+	local name=$1 sock=$OUT/memif.sock
+	local m="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+	shift
+	rm -f "$sock"
+	run_pair "$name" "" "" "$m,role=server" "$m,role=client" 127.0.0.1 0.3 "$@"
 }
 
 NSA=pmrb-a$$ NSB=pmrb-b$$
@@ -103,24 +115,12 @@ afp_teardown() {
 }
 
 run_afp() {
-	local name=$1; shift
-	local p=$((port++)) rc
+	local name=$1
 	local vd="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
-	timeout 300 ip netns exec $NSA "$BIN" "$@" -p $p --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
-		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
-		--vdev net_af_packet0,iface=pba$$,$vd \
-		>"$OUT/$name.server.log" 2>&1 &
-	local spid=$!
-	sleep 0.5
-	timeout 300 ip netns exec $NSB "$BIN" "$@" -p $p --json 192.168.251.1 \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
-		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
-		--vdev net_af_packet0,iface=pbb$$,$vd \
-		>"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
-	rc=$?
-	wait $spid
-	return $rc
+	shift
+	run_pair "$name" "ip netns exec $NSA" "ip netns exec $NSB" \
+		"net_af_packet0,iface=pba$$,$vd" "net_af_packet0,iface=pbb$$,$vd" \
+		192.168.251.1 0.5 "$@"
 }
 
 want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
