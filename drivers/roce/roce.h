@@ -218,7 +218,7 @@ static inline uint32_t roce_mtu_whole(uint32_t off, uint32_t mtu)
 
 static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 {
-	return ns * d->tsc_hz / 1000000000ull;
+	return wire_ns_to_ticks(ns, d->tsc_hz);
 }
 
 /* roce_net.c */

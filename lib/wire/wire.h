@@ -415,6 +415,14 @@ static inline uint64_t wire_ack_timeout_ns(unsigned code)
 	return (uint64_t)4096 << code;
 }
 
+/* ns nanoseconds in ticks of a clock of hz, rounded down, without the
+ * overflow of ns * hz (the longest ACK timeout, 2.4 hours, times a GHz
+ * clock is past 2^64). */
+static inline uint64_t wire_ns_to_ticks(uint64_t ns, uint64_t hz)
+{
+	return ns / 1000000000u * hz + ns % 1000000000u * hz / 1000000000u;
+}
+
 /* ------------------------------------------------------------------------
  * Path MTU (IBA enum, as ibv_mtu: 1 = 256 ... 5 = 4096).
  */

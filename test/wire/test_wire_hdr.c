@@ -228,6 +228,14 @@ static void test_timers(void)
 	CHECK_EQ(wire_ack_timeout_ns(14), 67108864);	/* 67.1 ms: ibv_rc_pingpong */
 	CHECK_EQ(wire_ack_timeout_ns(31), 4096ull << 31);
 	CHECK_EQ(wire_ack_timeout_ns(32), WIRE_TIMEOUT_INFINITE);
+	/* in TSC ticks: exact, no overflow for the longest timeouts */
+	CHECK_EQ(wire_ns_to_ticks(wire_ack_timeout_ns(31), 3000000000u),
+		 3 * (4096ull << 31));
+	CHECK_EQ(wire_ns_to_ticks(wire_ack_timeout_ns(21), 2600000000u),
+		 22333829939ull);			/* 8.59 s at 2.6 GHz */
+	CHECK_EQ(wire_ns_to_ticks(1999999999, 1000000000u), 1999999999);
+	CHECK_EQ(wire_ns_to_ticks(1, 2600000000u), 2);
+	CHECK_EQ(wire_ns_to_ticks(0, 2600000000u), 0);
 }
 
 static void test_mtu(void)
