@@ -305,18 +305,14 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	if (qp->pub.qp_type == PMR_QPT_RC) {
 		/* ACK coalescing (roce.rst): a signaled WR asks at once; the
 		 * others every ackreq_every packets, and a tail that did not
-		 * ask is asked for again later (solicit_tsc) */
-		uint32_t k = ++rq->pkts_since_ackreq;
+		 * ask is asked for again later (solicit_tsc).  The count
+		 * moves once the packet is committed, below. */
+		uint32_t k = rq->pkts_since_ackreq + 1;
 
 		b.ackreq = op_is_rd(w->opcode) || rq->ackreq_next ||
 			   k >= ROCE_ACKREQ_EVERY ||
 			   (last && ((w->send_flags & PMR_SEND_SIGNALED) ||
 				     k >= rq->ackreq_every));
-		rq->unsolicited = !b.ackreq;
-	}
-	if (b.ackreq) {
-		rq->pkts_since_ackreq = 0;
-		rq->ackreq_next = false;
 	}
 	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
 	if (f == NULL)
@@ -331,6 +327,12 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		return -1;
 	}
 	roce_tx_commit(d, m, hl);
+	if (qp->pub.qp_type == PMR_QPT_RC) {
+		rq->unsolicited = !b.ackreq;
+		rq->pkts_since_ackreq = b.ackreq ? 0 : rq->pkts_since_ackreq + 1;
+		if (b.ackreq)
+			rq->ackreq_next = false;
+	}
 	rq->st.tx_pkts++;
 	rq->st.tx_bytes += n;
 	rq->req_psn = wire_psn_add(rq->req_psn, npsn);
