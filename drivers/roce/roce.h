@@ -78,8 +78,9 @@ struct roce_dev {
 	struct pmr_list timed;            /* QPs waiting only for a timer */
 	uint64_t next_deadline;           /* TSC: the earliest in `timed` (or
 					   * earlier); UINT64_MAX: none */
-	uint64_t gen;                     /* engine runs so far (ACK timing) */
-	uint64_t timer_runs;              /* progress calls (timer cadence) */
+	uint64_t gen;                     /* progress calls so far: the ACK
+					   * timing and the timer cadence
+					   * (post_kick does not count) */
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
@@ -193,6 +194,12 @@ static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 		rq->active = true;
 		pmr_list_add_tail(&d->active, &rq->active_link);
 	}
+}
+
+/* In SQD: the next packet belongs to a message already started. */
+static inline bool roce_sqd_may_send(const struct roce_qp *rq)
+{
+	return rq->req_off != 0 || rq->req_idx != rq->started_idx;
 }
 
 /* The TSC, read once per progress call and only when a timer needs it. */

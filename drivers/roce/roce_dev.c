@@ -435,22 +435,26 @@ static bool qp_idle(struct roce_qp *rq)
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
 	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending ||
-	    rq->sqd_notify || rq->resolving || rq->res_busy != 0)
+	    rq->sqd_notify || rq->res_busy != 0)
 		return false;
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;
-	return rq->rnr_deadline == 0 &&
-	       (st != PMR_QPS_RTS ||
+	/* RTS: nothing left to send; SQD: no message left to finish */
+	return !rq->resolving && rq->rnr_deadline == 0 &&
+	       (st == PMR_QPS_RTS ?
 		rq->req_idx == atomic_load_explicit(&qp->sq.prod,
-						    memory_order_acquire));
+						    memory_order_acquire) :
+		!roce_sqd_may_send(rq));
 }
 
-/* One pass over the QPs with work: resets, timers, responder, requester. */
+/* One pass over the QPs with work: resets, timers (when `timers`: every
+ * ROCE_TIMER_EVERY calls, the shortest, local ACK timeout 8 us and RNR
+ * 10 us, being far longer than a call), responder, requester. */
 static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
-			    unsigned int budget, unsigned int done,
-			    uint64_t *now)
+			    unsigned int budget, bool timers, uint64_t *now)
 {
 	struct pmr_list *pos, *next;
+	unsigned int done = 0;
 
 	for (pos = d->active.next; pos != &d->active; pos = next) {
 		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
@@ -460,10 +464,7 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 
 		next = pos->next;
 		qp_apply_resets(rq);
-		/* timers every ROCE_TIMER_EVERY calls: the shortest (local ACK
-		 * timeout 8 us, RNR 10 us) are far longer than a call */
-		if ((d->timer_runs & (ROCE_TIMER_EVERY - 1)) == 0 &&
-		    qp->pub.qp_type == PMR_QPT_RC &&
+		if (timers && qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
 			roce_req_timers(d, rq, now);
@@ -501,6 +502,7 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	unsigned int done;
 	uint64_t now = 0;
 	uint16_t n;
+	bool timers;
 
 	/* the frames the last run took in go back to the pool now, not on
 	 * the way from a receive to the application */
@@ -509,15 +511,12 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		d->nrx = 0;
 	}
 	d->gen++;
-	/* its own count: post_kick runs the engine too, and must not make
-	 * the timer cadence skip progress calls forever */
-	d->timer_runs++;
+	timers = (d->gen & (ROCE_TIMER_EVERY - 1)) == 0;
 	pmr_ctx_doorbells(ctx, doorbell, d);
-	if ((d->timer_runs & (ROCE_TIMER_EVERY - 1)) == 0 &&
-	    d->next_deadline != UINT64_MAX &&
+	if (timers && d->next_deadline != UINT64_MAX &&
 	    roce_now(&now) >= d->next_deadline)
 		timed_expire(d, now);
-	done = run_qps(d, ctx, budget, 0, &now);
+	done = run_qps(d, ctx, budget, timers, &now);
 	roce_tx_flush(d);
 	n = rte_eth_rx_burst(d->port_id, d->queue, d->rx,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :

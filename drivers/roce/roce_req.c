@@ -146,6 +146,7 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->arm_ack = false;
 	rq->arm_solicit = false;
 	rq->dmac_valid = false;
+	rq->resolving = false;
 	rq->tmpl_valid = false;
 }
 
@@ -358,12 +359,6 @@ static bool rd_blocked(struct roce_qp *rq, const struct pmr_swqe *w)
 	return rd_outstanding(rq) >= max;
 }
 
-/* In SQD: the next packet belongs to a message already started. */
-static bool sqd_may_send(const struct roce_qp *rq)
-{
-	return rq->req_off != 0 || rq->req_idx != rq->started_idx;
-}
-
 /*
  * The QP's timer intervals, from its local ACK timeout (modify_qp), so
  * that no packet converts them.  An unasked-for tail waits a quarter of
@@ -416,7 +411,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 
 	/* SQD: messages already started are finished (and sent again when
 	 * that is needed), no new one starts */
-	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || !sqd_may_send(rq))) ||
+	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || !roce_sqd_may_send(rq))) ||
 	    rq->rnr_deadline != 0)
 		return 0;
 	while (done < budget) {
@@ -429,7 +424,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		int r;
 
 		if (rq->req_idx == prod ||
-		    (st == PMR_QPS_SQD && !sqd_may_send(rq)))
+		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
