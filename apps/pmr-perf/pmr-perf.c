@@ -1709,8 +1709,8 @@ static void defaults(void)
 		o.cq_mod = o.tx_depth;
 	if (o.post_list < 1 || o.post_list > 256)
 		die("bad -l: 1..256");
-	if (o.lat)
-		o.post_list = 1;      /* one message per round trip */
+	if (o.lat && o.post_list != 1)
+		die("-l is for the bandwidth tests (one message a round trip)");
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)

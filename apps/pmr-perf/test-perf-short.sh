@@ -45,22 +45,26 @@ run() {
 	fi
 }
 
-# options it must refuse, before any EAL or TCP set-up (no server runs)
+# reject MESSAGE ARGS...: options it must refuse with MESSAGE, before
+# any EAL or TCP set-up (no server runs, no port: anything accepted dies
+# later with another message)
 reject() {
-	local out
+	local msg=$1 out
+	shift
 	if out=$(timeout 10 "$BIN" "$@" 127.0.0.1 -- -l 0 --no-pci "${MEM[@]}" 2>&1) ||
-	   ! grep -q '^pmr-perf: ' <<<"$out"; then
-		echo "FAIL: pmr-perf $* was not refused: $out"
+	   ! grep -qF "pmr-perf: $msg" <<<"$out"; then
+		echo "FAIL: pmr-perf $* was not refused with '$msg': $out"
 		fail=1
 	else
-		echo "ok: refused $* ($out)"
+		echo "ok: refused $* ($msg)"
 	fi
 }
 
-reject send_lat -m 1500
-reject write_lat -s 0
-reject send_lat -D 1
-reject send_bw -l 0
+reject "bad -m 1500" send_lat -m 1500
+reject "write_lat needs -s >= 1" write_lat -s 0
+reject "-D is for the bandwidth tests" send_lat -D 1
+reject "bad -l" send_bw -l 0
+reject "-l is for the bandwidth tests" send_lat -l 4
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
