@@ -191,9 +191,9 @@ static void test_fifo(void)
 	env_close(&e);
 }
 
-/* destroy_qp with an event not yet taken: the event is dropped */
 /* The one event left is SQ_DRAINED on qp: destroying qp is EBUSY until it
- * is acked, then works. */
+ * is acked (acks of events without a CQ, QP or SRQ are ignored), then
+ * works. */
 static void last_drained(struct env *e, struct pmr_qp *qp)
 {
 	struct pmr_async_event ev, none;
@@ -204,12 +204,17 @@ static void last_drained(struct env *e, struct pmr_qp *qp)
 	CHECK_EQ(t_async(e, &none), -1);
 	CHECK_EQ(pmr_destroy_qp(qp), EBUSY);
 	pmr_ack_async_event(&none);     /* no element: ignored */
+	none.event_type = PMR_EVENT_SQ_DRAINED;
+	pmr_ack_async_event(&none);
+	none.event_type = PMR_EVENT_SRQ_LIMIT_REACHED;
+	pmr_ack_async_event(&none);
 	pmr_ack_async_event(NULL);
 	CHECK_EQ(pmr_destroy_qp(qp), EBUSY);
 	pmr_ack_async_event(&ev);
 	CHECK_EQ(pmr_destroy_qp(qp), 0);
 }
 
+/* destroy_qp with an event not yet taken: the event is dropped */
 static void test_destroy_drops_pending(void)
 {
 	struct env e;

@@ -267,6 +267,7 @@ static void ah_busy(void)
 	struct pmr_send_wr w;
 	struct pmr_wc wc;
 	struct pmr_qp_attr a;
+	struct pmr_ah_attr aa;
 	struct pmr_ah *ah;
 
 	vt_pair(&v, PMR_QPT_UD, &o, 0, &p);
@@ -278,6 +279,11 @@ static void ah_busy(void)
 	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
 	CHECK_EQ(vt_count(p.scq[0], 10), 0);       /* held back */
 	CHECK_EQ(pmr_destroy_ah(p.ah), EBUSY);
+	/* meanwhile another AH of the PD, one no WR uses, is not held */
+	vt_ah_attr(&v, &aa);
+	ah = pmr_create_ah(v.pd, &aa);
+	CHECK(ah != NULL);
+	CHECK_EQ(pmr_destroy_ah(ah), 0);
 	a.qp_state = PMR_QPS_RTS;
 	CHECK_EQ(pmr_modify_qp(p.qp[0], &a, PMR_QP_STATE), 0);
 	vt_poll1(p.scq[0], &wc);
@@ -286,15 +292,6 @@ static void ah_busy(void)
 	vt_poll1(p.rcq[1], &wc);
 	CHECK_WC(wc, PMR_WC_SUCCESS);
 	CHECK_EQ(wc.byte_len, 16 + 40);
-	/* another AH of the PD is not held by it */
-	{
-		struct pmr_ah_attr aa;
-
-		vt_ah_attr(&v, &aa);
-		ah = pmr_create_ah(v.pd, &aa);
-		CHECK(ah != NULL);
-		CHECK_EQ(pmr_destroy_ah(ah), 0);
-	}
 	CHECK_EQ(pmr_destroy_ah(p.ah), 0);
 	p.ah = NULL;
 	CHECK_EQ(vt_async_drain(&v), 0);
