@@ -1054,8 +1054,8 @@ static int drained_bad(const struct vqp *q)
  * packet since the last that asked (8 here: ackreq=16, capped at half
  * the 16-entry SQ); a signaled one always asks.  A tail that never asked
  * is asked for again once: its last packet is sent again with AckReq
- * after a quarter of the local ACK timeout (16.8 ms here: timeout 14,
- * 67 ms, leaves the test 50 ms to answer the solicit; retry_cnt 0:
+ * after a quarter of the local ACK timeout (67 ms here: timeout 16,
+ * 268 ms, leaves the test 200 ms to answer the solicit; retry_cnt 0:
  * one timeout would fail the QP).  Then the same in SQD: the QP finishes
  * the tail, re-sent packet included, and reports SQ_DRAINED.
  */
@@ -1070,11 +1070,11 @@ static void case11(void)
 	uint32_t psn;
 	int bad = 0;
 
-	q = new_qp_timed(0xB000, 14, 0);
+	q = new_qp_timed(0xB000, 16, 0);
 	s0 = get_stats();
 	r = ctl("POST %u 6 0", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST 6: %s", r);
-	k = requests_until(q.dqpn, 7, 200);
+	k = requests_until(q.dqpn, 7, 1000);
 	CHECK(k == 7, "%u requests, expected 6 SENDs and the solicit", k);
 	for (unsigned int i = 0; i < k && i < 7; i++) {
 		uint32_t want = wire_psn_add(q.sqpsn, i < 6 ? i : 5);
@@ -1132,7 +1132,7 @@ static void case11(void)
 	psn = wire_psn_add(psn, 16);
 	r = ctl("POST %u 2 0 1", q.qpn);     /* and SQD straight after */
 	CHECK(strcmp(r, "OK") == 0, "POST 2 + SQD: %s", r);
-	k = requests_until(q.dqpn, 3, 200);
+	k = requests_until(q.dqpn, 3, 1000);
 	CHECK(k == 3 && ans[2].psn == wire_psn_add(psn, 1) && ans[2].ackreq,
 	      "%u requests in SQD, expected the solicit of 0x%x", k,
 	      wire_psn_add(psn, 1));
@@ -1147,7 +1147,7 @@ static void case11(void)
 
 /*
  * One signaled SEND not acknowledged: sent again at the local ACK timeout
- * (timeout 12: 16.8 ms, room for the test to answer the retransmission
+ * (timeout 14: 67 ms, room for the test to answer the retransmission
  * before a second one), once from RTS (the QP waits on the engine's timed
  * list meanwhile) and once with the QP moved to SQD straight after the
  * post (SQD finishes what it started).  The ACKs complete both; SQ_DRAINED
@@ -1162,7 +1162,7 @@ static void case12(void)
 	unsigned int k, nw;
 	int bad = 0;
 
-	q = new_qp_timed(0xC000, 12, 7);
+	q = new_qp_timed(0xC000, 14, 7);
 	s0 = get_stats();
 	for (uint32_t i = 0; i < 2; i++) {
 		uint32_t psn = wire_psn_add(q.sqpsn, i);
