@@ -334,7 +334,7 @@ static void lat_header(bool raw)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
 	printf(" %s %s%s\n", !raw ? "pmrdma" : o.op == OP_READ ?
-	       "raw ethdev ping-pong (same port; a 16-byte request, the data back):" :
+	       "raw ethdev ping-pong (same port; a request of at most 16 bytes, the data back):" :
 	       "raw ethdev ping-pong (same port, same payload per frame):",
 	       raw ? "" : o.test, raw ? "" :
 	       (o.op == OP_SEND || o.op == OP_WRITE ? " (half round trip)" : " (full round trip)"));
@@ -1172,7 +1172,8 @@ static uint64_t reap_send(void)
 
 /*
  * Post k copies of wr (k <= o.post_list) as one list: one pmr_post_send
- * call, so one engine pass and one transmit burst for all of them.  Every
+ * call, so (inline progress) one transmit burst for up to 32 packets of
+ * them.  Every
  * o.cq_mod-th WR is signaled (and the last one when `last`); its wr_id
  * says how many WRs it retires.
  */
