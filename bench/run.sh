@@ -138,7 +138,7 @@ run_reps() {
 			want "$name" || continue
 			# shellcheck disable=SC2086
 			if $runner "$name.$rep" $opts --raw-compare; then
-				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
+				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"devargs\":\"${PMR_BENCH_DEVARGS:-}\",\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
 					"$OUT/$name.$rep.client.log" >>"$RES"
 			else
 				echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"

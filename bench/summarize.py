@@ -25,6 +25,7 @@ def rng(xs):
 def main(path):
     runs = defaultdict(lambda: defaultdict(dict))   # case -> rep -> mode -> obj
     loads = []
+    devargs = set()
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -33,6 +34,7 @@ def main(path):
             o = json.loads(line)
             runs[o["case"]][o["rep"]][o["mode"]] = o
             loads.append(o.get("load", 0))
+            devargs.add(o.get("devargs", ""))
     rows, checks = [], []
     summ = {}
     for case, reps in runs.items():
@@ -70,7 +72,10 @@ def main(path):
     for row in rows:
         print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
     print(f"\n(latency in usec: send/write half round trip, read/atomic round trip; "
-          f"load average during the runs {min(loads, default=0):.2f}..{max(loads, default=0):.2f})\n")
+          f"load average during the runs {min(loads, default=0):.2f}..{max(loads, default=0):.2f})")
+    print("device arguments added: " +
+          (" / ".join(sorted(d or "none" for d in devargs)) or "none") +
+          (" (runs with different ones are mixed here)" if len(devargs) > 1 else "") + "\n")
 
     def check(name, ok, text):
         checks.append(ok)

@@ -231,7 +231,7 @@ static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 /* roce_net.c */
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
-void roce_stash_free(struct roce_dev *d);
+void roce_held_free(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len);

@@ -319,7 +319,7 @@ static void roce_remove(struct pmr_dev_obj *dev)
 
 	if (d->port_started)
 		rte_eth_dev_stop(d->port_id);
-	roce_stash_free(d);
+	roce_held_free(d);
 	rte_mempool_free(d->pool);
 	free(d);
 }

@@ -320,7 +320,7 @@ static void arp_rx(struct roce_dev *d, struct rte_mbuf *m)
 /* ---- transmit --------------------------------------------------------- */
 
 /* Before the pool goes: the mbufs the device holds (stash, last burst). */
-void roce_stash_free(struct roce_dev *d)
+void roce_held_free(struct roce_dev *d)
 {
 	rte_pktmbuf_free_bulk(d->stash, d->nstash);
 	d->nstash = 0;
