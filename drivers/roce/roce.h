@@ -128,8 +128,9 @@ struct roce_qp {
 	/* requester */
 	uint32_t req_idx;                 /* next WQE to send (SQ index) */
 	uint32_t req_off;                 /* bytes of it already sent */
-	uint32_t started_idx;             /* WQEs before it were taken up for
-					   * sending (SQD finishes those) */
+	uint32_t started_idx;             /* WQEs before it have begun: a
+					   * packet sent, or retired with a
+					   * local error (SQD finishes those) */
 	uint32_t req_psn;                 /* next PSN */
 	uint32_t una_psn;                 /* oldest unacknowledged PSN */
 	uint32_t read_off;                /* bytes of the head READ received */

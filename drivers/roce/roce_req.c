@@ -389,6 +389,18 @@ static void ack_timer_start(struct roce_qp *rq, uint64_t *now)
 		rq->ack_deadline = roce_now(now) + rq->ack_timeout_tsc;
 }
 
+/*
+ * The WQE at req_idx has begun: its first packet is committed, or it is
+ * retired with a local error.  SQD finishes the WQEs before started_idx
+ * and starts none after (a WQE a fence, the window or a missing
+ * neighbour held back has not begun).
+ */
+static void wqe_begun(struct roce_qp *rq)
+{
+	if (rq->req_idx == rq->started_idx)
+		rq->started_idx++;
+}
+
 void roce_req_arm(struct roce_qp *rq, uint64_t now)
 {
 	if (rq->arm_ack && rq->ack_deadline == 0)
@@ -432,12 +444,11 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
 			s->local_err = wqe_validate(qp, w, mtu);
-			if (rq->req_idx == rq->started_idx)
-				rq->started_idx++;   /* taken up (SQD ends it) */
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
 			/* fails in order: once everything before it is done */
 			if (rq->req_idx == cons) {
+				wqe_begun(rq);
 				pmr_sq_retire(qp, s->local_err, 0, 0);
 				rq->req_idx++;
 				rq->req_off = 0;
@@ -468,6 +479,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			continue;
 		}
 		done++;
+		wqe_begun(rq);
 		if (rc && rq->ack_deadline == 0)
 			ack_timer_start(rq, now);
 		if (rq->req_off < w->length)

@@ -1526,6 +1526,65 @@ static bool wc_pending(uint32_t qpn, struct pmr_wc *out)
 	return false;
 }
 
+/* RTS -> SQD, SQ_DRAINED asked for when `notify`. */
+static int to_sqd(bool notify)
+{
+	struct pmr_qp_attr a;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_SQD;
+	a.en_sqd_async_notify = notify;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE |
+			  (notify ? PMR_QP_EN_SQD_ASYNC_NOTIFY : 0));
+	if (r)
+		FAIL("modify RTS -> SQD: %s", strerror(r));
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
+		FAIL("QP in state %d after RTS -> SQD", pmrt_qp_state(qps[0]));
+	return 0;
+}
+
+static int to_rts(void)
+{
+	struct pmr_qp_attr a;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RTS;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE);
+	if (r)
+		FAIL("modify SQD -> RTS: %s", strerror(r));
+	return 0;
+}
+
+/* Nothing reaches the server's QP qp for ms (its engine runs). */
+static int s_expect_none(int qp, uint32_t ms)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_EXPECT_NONE);
+	c.qp = qp;
+	c.delay_ms = ms;
+	return srv_cmd(&c, NULL);
+}
+
+/* Spin up to 2 s for an SQ_DRAINED of QP 0, then 50 ms more for a second
+ * one; fail unless exactly `want` came. */
+static int expect_drained(unsigned int want)
+{
+	uint64_t end = pmrt_now_ns() + 2000000000ull;
+	unsigned int n;
+
+	while (want > 0 && aev_count(qps[0], PMR_EVENT_SQ_DRAINED) < want &&
+	       pmrt_now_ns() < end)
+		spin_ns(1000000);
+	spin_ns(50000000);
+	n = aev_count(qps[0], PMR_EVENT_SQ_DRAINED);
+	if (n != want)
+		FAIL("%u SQ_DRAINED event(s), expected %u", n, want);
+	return 0;
+}
+
 /*
  * RTS -> SQD while a 64 KiB WRITE (64 packets at MTU 1024) is on its way:
  * the WRITE completes and lands, SQ_DRAINED comes once (only when asked
@@ -1539,9 +1598,8 @@ static int sqd_drain_one(bool notify)
 	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
 	struct pmr_sge ss = { (uintptr_t)(buf + soff), slen, mr->lkey };
 	struct rsge rs = { 4 * MIB, 4096, 0 };
-	struct pmr_qp_attr a;
 	struct pmr_wc wc;
-	uint64_t id, sid, end;
+	uint64_t id, sid;
 	const char *tag = notify ? "notify" : "no notify";
 	int r;
 
@@ -1558,15 +1616,11 @@ static int sqd_drain_one(bool notify)
 	TRY(s_post_recv1(0, sid, rs.off, rs.len));
 	TRY(post_send(qps[0], id, PMR_WR_RDMA_WRITE, &sg, 1, srv.buf + roff,
 		      srv.buf_rkey, 0));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_SQD;
-	a.en_sqd_async_notify = notify;
-	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE |
-			  (notify ? PMR_QP_EN_SQD_ASYNC_NOTIFY : 0));
-	if (r)
-		FAIL("%s: modify RTS -> SQD: %s", tag, strerror(r));
-	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
-		FAIL("%s: QP in state %d after RTS -> SQD", tag, pmrt_qp_state(qps[0]));
+	r = to_sqd(notify);
+	if (r) {
+		pmrt_fail_prefix("%s: ", tag);
+		return -1;
+	}
 	/* queued while in SQD */
 	TRY(post_send(qps[0], sid, PMR_WR_SEND, &ss, 1, 0, 0, 0));
 	/* the WRITE begun before SQD finishes */
@@ -1577,28 +1631,17 @@ static int sqd_drain_one(bool notify)
 	}
 	TRY(s_region(C_VERIFY, roff, len, 81, 0, GUARD));
 	/* the drained event: once, and only when asked for */
-	end = pmrt_now_ns() + 2000000000ull;
-	while (notify && aev_count(qps[0], PMR_EVENT_SQ_DRAINED) == 0 &&
-	       pmrt_now_ns() < end)
-		spin_ns(1000000);
-	spin_ns(50000000);
-	if (aev_count(qps[0], PMR_EVENT_SQ_DRAINED) != (notify ? 1u : 0u))
-		FAIL("%s: %u SQ_DRAINED event(s), expected %u", tag,
-		     aev_count(qps[0], PMR_EVENT_SQ_DRAINED), notify ? 1 : 0);
+	r = expect_drained(notify ? 1 : 0);
+	if (r) {
+		pmrt_fail_prefix("%s: ", tag);
+		return -1;
+	}
 	/* the SEND stays queued: nothing at the server for 100 ms (the client
 	 * engine progresses while it waits for the answer), no completion */
-	{
-		struct cmd c;
-
-		cmd_init(&c, C_EXPECT_NONE);
-		c.qp = 0;
-		c.delay_ms = 100;
-		r = srv_cmd(&c, NULL);
-		if (r) {
-			pmrt_fail_prefix("%s", notify ? "notify: SEND posted in SQD was sent: " :
-				    "no notify: SEND posted in SQD was sent: ");
-			return -1;
-		}
+	r = s_expect_none(0, 100);
+	if (r) {
+		pmrt_fail_prefix("%s: SEND posted in SQD was sent: ", tag);
+		return -1;
 	}
 	spin_ns(10000000);
 	if (wc_pending(qps[0]->qp_num, &wc))
@@ -1608,12 +1651,9 @@ static int sqd_drain_one(bool notify)
 		FAIL("%s: QP left SQD by itself (state %d)", tag,
 		     pmrt_qp_state(qps[0]));
 	/* SQD -> RTS: the queued SEND goes */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = PMR_QPS_RTS;
-	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE);
-	if (r)
-		FAIL("%s: modify SQD -> RTS: %s", tag, strerror(r));
-	r = expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1);
+	r = to_rts();
+	if (r == 0)
+		r = expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1);
 	if (r) {
 		pmrt_fail_prefix("%s", notify ? "notify: after SQD -> RTS: " :
 			    "no notify: after SQD -> RTS: ");
@@ -1656,6 +1696,107 @@ static int case_sqd_drain(void)
 		snprintf(pmrt_failmsg, sizeof(pmrt_failmsg), "%s", first);
 	}
 	return r1 || r2 ? -1 : 0;
+}
+
+/*
+ * RTS -> SQD while a SEND meets RNR NAKs (the server posts its receive
+ * 300 ms late).  An RNR NAK sends the requester back to the SEND's first
+ * PSN, so nothing looks in flight while it waits; the SEND has begun all
+ * the same, and SQ_DRAINED comes only after it is ACKed.
+ */
+static int case_sqd_rnr(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t len = 3000;
+	uint64_t id, end;
+	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
+	struct rsge rs = { 0, 4096, 0 };
+	struct pmr_roce_port_stats a, b;
+	struct pmr_wc wc;
+	struct cmd c;
+
+	s.min_rnr_timer = 12;       /* 0.64 ms */
+	TRY(case_begin(&s));
+	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
+	id = wr_seq++;
+	naevs = 0;
+	pmrt_fill_pat(buf, len, 62, 0);
+	TRY(pmr_roce_port_stats(dev, &a));
+	cmd_init(&c, C_LATE_RECV);
+	c.qp = 0;
+	c.wr_id = id;
+	c.delay_ms = 300;
+	c.nsge = 1;
+	c.sge[0] = rs;
+	TRY(srv_cmd(&c, NULL));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(to_sqd(true));
+	end = pmrt_now_ns() + 1000000000ull;
+	do {
+		spin_ns(1000000);
+		TRY(pmr_roce_port_stats(dev, &b));
+	} while (b.nak_rnr_rx == a.nak_rnr_rx && pmrt_now_ns() < end);
+	if (b.nak_rnr_rx == a.nak_rnr_rx)
+		FAIL("no RNR NAK within 1 s of the SEND");
+	spin_ns(20000000);
+	if (wc_pending(qps[0]->qp_num, &wc))
+		FAIL("completion before the receive was posted: wr_id %" PRIu64
+		     " status %s", wc.wr_id, pmr_wc_status_str(wc.status));
+	if (aev_count(qps[0], PMR_EVENT_SQ_DRAINED) != 0)
+		FAIL("SQ_DRAINED while the SEND waits out RNR NAKs");
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+	TRY(expect_drained(1));
+	TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, len, false, 62,
+			  &rs, 1));
+	return case_end();
+}
+
+/*
+ * RTS -> SQD while a fenced SEND waits behind a 4 MiB READ: the READ
+ * completes; the SEND has not begun, so SQ_DRAINED comes without it and
+ * it goes only once back in RTS.
+ */
+static int case_sqd_fence(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t rlen = 4 * MIB, slen = 64;
+	const uint64_t soff = 5 * MIB;
+	uint64_t rid, sid;
+	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
+	struct pmr_sge sg = { (uintptr_t)(buf + soff), slen, mr->lkey };
+	struct rsge rs = { 6 * MIB, 4096, 0 };
+	struct pmr_wc wc;
+	int r;
+
+	TRY(case_begin(&s));
+	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
+	rid = wr_seq++;
+	sid = wr_seq++;
+	naevs = 0;
+	TRY(s_region(C_FILL, 0, rlen, 63, 0, 0));
+	memset(buf, CANARY, rlen + GUARD);
+	pmrt_fill_pat(buf + soff, slen, 64, 0);
+	TRY(s_post_recv(0, sid, &rs, 1));
+	TRY(post_send(qps[0], rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
+		      srv.buf_rkey, 0));
+	TRY(post_send(qps[0], sid, PMR_WR_SEND, &sg, 1, 0, 0, PMR_SEND_FENCE));
+	TRY(to_sqd(true));
+	TRY(expect_wc(qps[0], rid, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, rlen));
+	TRY(l_verify(0, rlen, 63, 0, GUARD));
+	TRY(expect_drained(1));
+	r = s_expect_none(0, 100);
+	if (r) {
+		pmrt_fail_prefix("fenced SEND, not begun, sent in SQD: ");
+		return -1;
+	}
+	if (wc_pending(qps[0]->qp_num, &wc))
+		FAIL("completion in SQD: wr_id %" PRIu64 " status %s", wc.wr_id,
+		     pmr_wc_status_str(wc.status));
+	TRY(to_rts());
+	TRY(expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+	TRY(s_expect_recv(0, sid, PMR_WC_SUCCESS, PMR_WC_RECV, slen, false, 64,
+			  &rs, 1));
+	return case_end();
 }
 
 /* ---- ARP timeout ---------------------------------------------------------------- */
@@ -1815,6 +1956,8 @@ static const struct tcase cases[] = {
 	{ "rnr_exc", case_rnr_exc },
 	{ "rnr_late", case_rnr_late },
 	{ "sqd_drain", case_sqd_drain },
+	{ "sqd_rnr", case_sqd_rnr },
+	{ "sqd_fence", case_sqd_fence },
 	{ "arp_timeout", case_arp_timeout },
 	{ "peer_kill", case_peer_kill },    /* must stay last */
 };
