@@ -377,7 +377,7 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 
 /*
  * Start a packet of connected QP rq (RC, UC): *b zeroed but for the IP
- * version and a fresh IP identification; the rest of the flow (addresses,
+ * version, the VLAN tag's presence and a fresh IP identification; the rest of the flow (addresses,
  * ports, traffic class, destination QP) is in rq->tmpl, made here again
  * after a modify_qp or a reset.  The frame is then written by
  * roce_tx_frame() with that template.  The peer's MAC is looked up (and
@@ -406,8 +406,7 @@ bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		wire_tmpl_init(&rq->tmpl, b);	/* no NULL: cannot fail */
 		rq->tmpl_valid = true;
 	}
-	wire_build_init(b);
-	b->ipv6 = rq->tmpl.ipv6;
+	wire_tmpl_build_init(b, &rq->tmpl);
 	b->ip_id = d->ip_id++;
 	return true;
 }

@@ -911,9 +911,15 @@ int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b);
  * with *b holding the template's flow fields.  Read from *b: opcode, se,
  * ackreq, psn, payload_len, ip_id, and the extension header fields the
  * opcode has; every other field of *b is ignored.  Same return values.
+ * wire_build_seal() reads b->vlan and b->ipv6 as well: start *b with
+ * wire_tmpl_build_init().
  */
 int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		   const struct wire_build *b);
+
+/* wire_build_init(b), with the IP version and the VLAN tag's presence of
+ * template t (what wire_build_seal() needs of the flow). */
+void wire_tmpl_build_init(struct wire_build *b, const struct wire_tmpl *t);
 
 /*
  * UDP source port of a QP: 0xC000 | (hash & 0x3FFF), flow entropy for

@@ -294,6 +294,13 @@ int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 	return hdr_len;
 }
 
+void wire_tmpl_build_init(struct wire_build *b, const struct wire_tmpl *t)
+{
+	wire_build_init(b);
+	b->ipv6 = t->ipv6;
+	b->vlan = t->ip_off != WIRE_ETH_LEN;
+}
+
 /* The end of a frame whose len bytes are written: zero pad, then the ICRC
  * over the IP datagram.  @return the frame length. */
 static int pad_and_icrc(uint8_t *buf, size_t ip_off, size_t len,
