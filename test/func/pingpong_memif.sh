@@ -7,6 +7,7 @@
 #
 #   pingpong_memif.sh BUILD_ROOT [RC_PINGPONG]
 #
+# PMRT_DEVX_S / PMRT_DEVX_C: more device arguments for each side.
 # Sizes (PMRT_SIZES, default "1 1023 1024 1025 4096 65536") at path MTU
 # 1024 (PMRT_MTU), 100 iterations (PMRT_ITERS); a size passes when both
 # sides exit 0 and print "N iters".  Exit 0 all passed, 1 a failure,
@@ -30,8 +31,8 @@ pmrt_require_root
 PORT=$(pmrt_port)
 SRV_EAL=$(pmrt_eal_memif server 1 02:00:00:99:00:01)
 CLI_EAL=$(pmrt_eal_memif client 0 02:00:00:99:00:02)
-SRV_DEV="roce:port=0,ipv4=10.99.0.1,mtu=$MTU"
-CLI_DEV="roce:port=0,ipv4=10.99.0.2,mtu=$MTU"
+SRV_DEV="roce:port=0,ipv4=10.99.0.1,mtu=$MTU${PMRT_DEVX_S:-}"
+CLI_DEV="roce:port=0,ipv4=10.99.0.2,mtu=$MTU${PMRT_DEVX_C:-}"
 pmrt_log "server: PMR_EAL_ARGS=$SRV_EAL PMR_DEVICES=$SRV_DEV"
 pmrt_log "client: PMR_EAL_ARGS=$CLI_EAL PMR_DEVICES=$CLI_DEV"
 
