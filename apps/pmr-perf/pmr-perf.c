@@ -378,12 +378,17 @@ static double bw_unit(double mbs)
 static void bw_print(const struct bw_res *r, bool raw)
 {
 	if (o.json) {
+		/* the RDMA line says how it posted (-l); the raw port
+		 * transmits in bursts of its own */
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
-		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f}\n", o.test,
+		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f", o.test,
 		       mode_name(raw), o.nqp, r->bytes, r->iters,
 		       bw_unit(r->peak), bw_unit(r->avg),
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
+		if (!raw)
+			printf(",\"post_list\":%d", o.post_list);
+		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
 		       r->bytes, r->iters, bw_unit(r->peak), bw_unit(r->avg),

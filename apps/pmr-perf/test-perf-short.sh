@@ -72,6 +72,8 @@ run read_lat -s 64 -n 2000 --raw-compare
 run atomic_lat -n 2000 --raw-compare
 run send_bw -s 64 -D 0.5 --raw-compare
 run send_bw -s 64 -t 256 -l 32 -D 0.5
+grep -q '"mode":"rdma".*"post_list":32}' "$DIR/out" ||
+	{ echo "FAIL: send_bw -l 32: no \"post_list\":32 in its JSON"; fail=1; }
 run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
 run read_bw -s 4096 -n 2000
 run atomic_bw -n 2000
