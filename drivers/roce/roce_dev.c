@@ -472,11 +472,13 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		left = budget > done ? budget - done : 1;
 		done += roce_req_run(d, rq, left, now);
 		if (rq->sqd_notify && pmr_qp_state(qp) == PMR_QPS_SQD &&
-		    !roce_sqd_may_send(rq) && rq->una_psn == rq->req_psn) {
-			/* every WQE begun is sent and acknowledged (after a
-			 * rewind, e.g. by an RNR NAK, nothing is in flight
-			 * but WQEs begun wait to be sent again): the SQ is
-			 * drained */
+		    !roce_sqd_may_send(rq) &&
+		    (qp->pub.qp_type != PMR_QPT_RC ||
+		     rq->una_psn == rq->req_psn)) {
+			/* every WQE begun is sent, and for RC acknowledged
+			 * (after a rewind, e.g. by an RNR NAK, nothing is in
+			 * flight but WQEs begun wait to be sent again): the
+			 * SQ is drained */
 			rq->sqd_notify = false;
 			pmr_async_raise(ctx, PMR_EVENT_SQ_DRAINED, &qp->pub, 0);
 		}

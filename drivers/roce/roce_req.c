@@ -421,10 +421,16 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
-	/* SQD: messages already started are finished (and sent again when
+	/* SQD: messages already begun are finished (and sent again when
 	 * that is needed), no new one starts */
-	if ((st != PMR_QPS_RTS && (st != PMR_QPS_SQD || !roce_sqd_may_send(rq))) ||
-	    rq->rnr_deadline != 0)
+	if (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)) {
+		/* a neighbour looked up for a WQE that has not begun is not
+		 * waited for (its ACK timer stops with nothing in flight);
+		 * RTS looks it up again */
+		rq->resolving = false;
+		return 0;
+	}
+	if ((st != PMR_QPS_RTS && st != PMR_QPS_SQD) || rq->rnr_deadline != 0)
 		return 0;
 	while (done < budget) {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,

@@ -1715,8 +1715,7 @@ static int case_sqd_rnr(void)
 	struct pmr_wc wc;
 	struct cmd c;
 
-	s.min_rnr_timer = 12;       /* 0.64 ms */
-	TRY(case_begin(&s));
+	TRY(case_begin(&s));        /* min_rnr_timer 12: 0.64 ms */
 	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
 	id = wr_seq++;
 	naevs = 0;
@@ -1752,14 +1751,15 @@ static int case_sqd_rnr(void)
 }
 
 /*
- * RTS -> SQD while a fenced SEND waits behind a 4 MiB READ: the READ
- * completes; the SEND has not begun, so SQ_DRAINED comes without it and
- * it goes only once back in RTS.
+ * RTS -> SQD while a fenced SEND waits behind a 512 KiB READ (512 PSNs,
+ * inside the window: only the fence holds the SEND): the READ completes;
+ * the SEND has not begun, so SQ_DRAINED comes without it and it goes
+ * only once back in RTS.
  */
 static int case_sqd_fence(void)
 {
 	struct qpspec s = spec_default();
-	const uint32_t rlen = 4 * MIB, slen = 64;
+	const uint32_t rlen = 512 * 1024, slen = 64;
 	const uint64_t soff = 5 * MIB;
 	uint64_t rid, sid;
 	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
@@ -1808,22 +1808,30 @@ static int case_sqd_fence(void)
  * flushed, and the port counters show the ARP requests and the timeouts.
  * The server takes no part.
  */
+/* The peer's /24, host .77: an address nobody owns on the segment. */
+static int unowned_ip(char *ip)
+{
+	struct in_addr ia;
+
+	if (inet_pton(AF_INET, peer_ip, &ia) != 1)
+		FAIL("bad --peer-ip %s", peer_ip);
+	((uint8_t *)&ia.s_addr)[3] = 77;
+	inet_ntop(AF_INET, &ia, ip, INET_ADDRSTRLEN);
+	if (strcmp(ip, peer_ip) == 0)
+		FAIL("the peer itself is .77");
+	return 0;
+}
+
 static int case_arp_timeout(void)
 {
 	struct qpspec s = spec_default();
 	struct pmr_roce_port_stats a, b;
-	struct in_addr ia;
 	char ip[INET_ADDRSTRLEN];
 	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
 	uint64_t id = wr_seq++, t0, dt;
 	int r;
 
-	if (inet_pton(AF_INET, peer_ip, &ia) != 1)
-		FAIL("bad --peer-ip %s", peer_ip);
-	((uint8_t *)&ia.s_addr)[3] = 77;
-	inet_ntop(AF_INET, &ia, ip, sizeof(ip));
-	if (strcmp(ip, peer_ip) == 0)
-		FAIL("the peer itself is .77");
+	TRY(unowned_ip(ip));
 	s.timeout = 8;
 	s.retry_cnt = 2;
 	stash_clear();
@@ -1860,6 +1868,51 @@ static int case_arp_timeout(void)
 	if (b.timeouts <= a.timeouts || b.timeouts == 0)
 		FAIL("no local ACK timeout counted (timeouts %" PRIu64 " -> %"
 		     PRIu64 ")", a.timeouts, b.timeouts);
+	qps_destroy();
+	return 0;
+}
+
+/*
+ * RTS -> SQD while a SEND waits for a neighbour nobody answers for (as in
+ * arp_timeout): the SEND has not begun, so SQ_DRAINED comes at once and
+ * no local ACK timeout runs for it (no RETRY_EXC_ERR in SQD, however long
+ * it waits); back in RTS the look-up starts again and the SEND fails as
+ * in arp_timeout.
+ */
+static int case_sqd_unresolved(void)
+{
+	struct qpspec s = spec_default();
+	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
+	uint64_t id = wr_seq++;
+	struct pmr_wc wc;
+	char ip[INET_ADDRSTRLEN];
+	int r;
+
+	TRY(unowned_ip(ip));
+	s.timeout = 8;              /* ~1 ms */
+	s.retry_cnt = 2;
+	stash_clear();
+	naevs = 0;
+	qps[0] = qp_create(&s);
+	nqps = 1;
+	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(to_sqd(true));
+	TRY(expect_drained(1));
+	spin_ns(50000000);          /* over ten ACK timeouts */
+	if (wc_pending(qps[0]->qp_num, &wc))
+		FAIL("completion in SQD for a SEND that had not begun: wr_id %"
+		     PRIu64 " status %s", wc.wr_id, pmr_wc_status_str(wc.status));
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
+		FAIL("QP left SQD by itself (state %d)", pmrt_qp_state(qps[0]));
+	TRY(to_rts());
+	wait_ns = 3000000000ull;
+	r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
+	wait_ns = WAIT_NS;
+	if (r) {
+		pmrt_fail_prefix("back in RTS: ");
+		return -1;
+	}
 	qps_destroy();
 	return 0;
 }
@@ -1959,6 +2012,7 @@ static const struct tcase cases[] = {
 	{ "sqd_rnr", case_sqd_rnr },
 	{ "sqd_fence", case_sqd_fence },
 	{ "arp_timeout", case_arp_timeout },
+	{ "sqd_unresolved", case_sqd_unresolved },
 	{ "peer_kill", case_peer_kill },    /* must stay last */
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
