@@ -3,7 +3,7 @@
 # rc_ops between two pmrdma processes over memif.
 #   memif.sh RC_OPS_BINARY BUILD_DIR
 #   RC_OPS_DEVX_S / RC_OPS_DEVX_C: more device arguments for the server /
-#   the client (",ackreq=1")
+#   the client (",ack=with_reply")
 set -uo pipefail
 prog=$1
 builddir=${2:-build}
