@@ -824,6 +824,21 @@ static int s_post_recv1(int qp, uint64_t wr_id, uint64_t off, uint32_t len)
 	return s_post_recv(qp, wr_id, &sg, 1);
 }
 
+/* The server posts one receive on QP qp ms from now (its engine runs). */
+static int s_late_recv(int qp, uint64_t wr_id, uint32_t ms,
+		       const struct rsge *sg)
+{
+	struct cmd c;
+
+	cmd_init(&c, C_LATE_RECV);
+	c.qp = qp;
+	c.wr_id = wr_id;
+	c.delay_ms = ms;
+	c.nsge = 1;
+	c.sge[0] = *sg;
+	return srv_cmd(&c, NULL);
+}
+
 static int s_expect_recv(int qp, uint64_t wr_id, int status, int opcode,
 			 uint32_t byte_len, bool imm, uint32_t seed,
 			 const struct rsge *sg, uint32_t nsge)
@@ -1463,20 +1478,13 @@ static int case_rnr_late(void)
 	struct pmr_sge sg = { (uintptr_t)buf, 3000, mr->lkey };
 	struct rsge rs = { 0, 4096, 0 };
 	struct pmr_roce_port_stats a, b;
-	struct cmd c;
 
 	s.rnr_retry = 7;
 	s.min_rnr_timer = 12;       /* 0.64 ms */
 	TRY(case_begin(&s));
 	pmrt_fill_pat(buf, 3000, 61, 0);
 	TRY(pmr_roce_port_stats(dev, &a));
-	cmd_init(&c, C_LATE_RECV);
-	c.qp = 0;
-	c.wr_id = id;
-	c.delay_ms = 200;
-	c.nsge = 1;
-	c.sge[0] = rs;
-	TRY(srv_cmd(&c, NULL));
+	TRY(s_late_recv(0, id, 200, &rs));
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
 	TRY(pmr_roce_port_stats(dev, &b));
@@ -1713,7 +1721,6 @@ static int case_sqd_rnr(void)
 	struct rsge rs = { 0, 4096, 0 };
 	struct pmr_roce_port_stats a, b;
 	struct pmr_wc wc;
-	struct cmd c;
 
 	TRY(case_begin(&s));        /* min_rnr_timer 12: 0.64 ms */
 	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
@@ -1721,13 +1728,7 @@ static int case_sqd_rnr(void)
 	naevs = 0;
 	pmrt_fill_pat(buf, len, 62, 0);
 	TRY(pmr_roce_port_stats(dev, &a));
-	cmd_init(&c, C_LATE_RECV);
-	c.qp = 0;
-	c.wr_id = id;
-	c.delay_ms = 300;
-	c.nsge = 1;
-	c.sge[0] = rs;
-	TRY(srv_cmd(&c, NULL));
+	TRY(s_late_recv(0, id, 300, &rs));
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(to_sqd(true));
 	end = pmrt_now_ns() + 1000000000ull;
