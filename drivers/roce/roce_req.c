@@ -496,7 +496,10 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		if (!rc)    /* UC and UD complete once handed to the port */
 			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
-	if (rc && done > 0 && rq->unsolicited) {
+	/* a tail that did not ask starts the solicit timer once: a later
+	 * one moves no deadline (no clock read per post), an ACK of all
+	 * clears it */
+	if (rc && done > 0 && rq->unsolicited && rq->solicit_deadline == 0) {
 		if (now == NULL)
 			rq->arm_solicit = true;
 		else
