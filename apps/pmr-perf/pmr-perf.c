@@ -646,6 +646,25 @@ static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
 }
 
 /*
+ * A latency loop found nothing new: every END_CHECK_SPINS times the server
+ * looks for the client's END, the client (and the server once the test
+ * is under way) checks for a stall.  @return true when END came.
+ */
+static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
+			    const char *what)
+{
+	char l[64];
+
+	if (++*spins % END_CHECK_SPINS != 0)
+		return false;
+	if (server && tcp_try_line(l, sizeof(l)))
+		return true;
+	if (!server || it > 0)
+		stall_check(ts, what);
+	return false;
+}
+
+/*
  * A message of `size` bytes is ceil(size / MTU) frames.  send_lat and
  * write_lat: a message each way.  read_lat: as a READ, a request without
  * the data (16 bytes, a RETH's size) and the data back.  atomic_lat (8
@@ -661,7 +680,6 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	uint8_t *buf = calloc(1, size + frag), *rbuf = calloc(1, frag);
 	uint64_t total = iters + warm;
 	uint64_t *t = NULL;
-	char l[128];
 
 	if (nfr == 0)
 		nfr = 1;
@@ -679,8 +697,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 					got = 0;
 					raw_send_msg(buf, size, frag, nfr);
 				}
-			} else if (++spins % END_CHECK_SPINS == 0 &&
-				   tcp_try_line(l, sizeof(l))) {
+			} else if (lat_idle(&spins, 0, 0, NULL)) {
 				break;
 			}
 		}
@@ -694,12 +711,12 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			t[it] = rte_rdtsc();
 			raw_send_msg(buf, req, frag, nreq);
 			t0 = rte_rdtsc();
-			/* the stall check every END_CHECK_SPINS empty polls, as
-			 * in the RDMA loops: not a clock read per poll */
+			/* as the RDMA loops: no clock read per empty poll */
 			for (uint32_t spins = 0; got < nfr;) {
 				got += (uint32_t)raw_rx_copy(rbuf, frag, &len);
-				if (got < nfr && ++spins % END_CHECK_SPINS == 0)
-					stall_check(t0, "raw ping-pong (frame lost?)");
+				if (got < nfr)
+					lat_idle(&spins, t0, 1,
+						 "raw ping-pong (frame lost?)");
 			}
 		}
 		t[total] = rte_rdtsc();
@@ -1275,25 +1292,6 @@ static void serve_until_end(void)
 }
 
 /* ---- latency tests -------------------------------------------------------- */
-
-/*
- * A latency loop found nothing new: every END_CHECK_SPINS times the server
- * looks for the client's END, the client (and the server once the test
- * is under way) checks for a stall.  @return true when END came.
- */
-static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
-			    const char *what)
-{
-	char l[64];
-
-	if (++*spins % END_CHECK_SPINS != 0)
-		return false;
-	if (server && tcp_try_line(l, sizeof(l)))
-		return true;
-	if (!server || it > 0)
-		stall_check(ts, what);
-	return false;
-}
 
 static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			struct lat_res *res)

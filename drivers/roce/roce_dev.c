@@ -415,11 +415,11 @@ static void timed_expire(struct roce_dev *d, uint64_t now)
 		uint64_t dl = qp_deadline(rq);
 
 		next = pos->next;
-		if (dl == 0 || dl <= now) {
+		if (dl == 0) {                  /* no timer runs any more */
 			pmr_list_del(&rq->active_link);
 			rq->timed = false;
-			if (dl != 0)
-				roce_qp_activate(d, rq);
+		} else if (dl <= now) {
+			roce_qp_activate(d, rq);
 		} else if (dl < earliest) {
 			earliest = dl;
 		}
