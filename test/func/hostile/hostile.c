@@ -1147,8 +1147,8 @@ static void case11(void)
 
 /*
  * One signaled SEND not acknowledged: sent again at the local ACK timeout
- * (timeout 14: 67 ms, room for the test to answer the retransmission
- * before a second one), once from RTS (the QP waits on the engine's timed
+ * (timeout 16: 268 ms, room for the test to answer the retransmission
+ * before a second one, even when it loses its CPU for a while), once from RTS (the QP waits on the engine's timed
  * list meanwhile) and once with the QP moved to SQD straight after the
  * post (SQD finishes what it started).  The ACKs complete both; SQ_DRAINED
  * follows the second.
@@ -1162,7 +1162,7 @@ static void case12(void)
 	unsigned int k, nw;
 	int bad = 0;
 
-	q = new_qp_timed(0xC000, 14, 7);
+	q = new_qp_timed(0xC000, 16, 7);
 	s0 = get_stats();
 	for (uint32_t i = 0; i < 2; i++) {
 		uint32_t psn = wire_psn_add(q.sqpsn, i);

@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rc_ops between two pmrdma processes over memif.
 #   memif.sh RC_OPS_BINARY BUILD_DIR
-#   RC_OPS_DEVX_S / RC_OPS_DEVX_C: more device arguments for the server /
-#   the client (",ack=with_reply")
 set -uo pipefail
 prog=$1
 builddir=${2:-build}
@@ -25,6 +23,6 @@ vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
 run_pair "" "" \
 	"$(eal_mem_args "$builddir" s) -l 1 --vdev $vdev,role=server" \
 	"$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client" \
-	"roce:port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096${RC_OPS_DEVX_S:-}" \
-	"roce:port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02,mtu=4096${RC_OPS_DEVX_C:-}" \
+	"roce:port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096" \
+	"roce:port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02,mtu=4096" \
 	"$ctl"

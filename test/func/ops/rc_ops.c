@@ -1106,6 +1106,7 @@ static int case_inline(void)
  * Inline and gathered WRITEs alternate, each checked at the server.
  */
 static atomic_int busy_stop, busy_err;
+static atomic_uint busy_work;       /* engine work the thread did */
 
 static void *busy_main(void *arg)
 {
@@ -1122,11 +1123,13 @@ static void *busy_main(void *arg)
 	r = pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 	if (r != 0)
 		atomic_store(&busy_err, r);
-	while (!atomic_load(&busy_stop))
+	while (!atomic_load(&busy_stop)) {
 		if ((r = pmr_progress(ctx, 64)) < 0) {
 			atomic_store(&busy_err, -r);
 			break;
 		}
+		atomic_fetch_add(&busy_work, (unsigned int)r);
+	}
 	return NULL;
 }
 
@@ -1145,6 +1148,7 @@ static int case_busy_engine(void)
 	TRY(case_begin(&s));
 	atomic_store(&busy_stop, 0);
 	atomic_store(&busy_err, 0);
+	atomic_store(&busy_work, 0);
 	if (pthread_create(&th, NULL, busy_main, &cpu) != 0)
 		FAIL("pthread_create");
 	/* long enough (about 0.1 s) for the progress thread to get its
@@ -1157,6 +1161,9 @@ static int case_busy_engine(void)
 	TRY(ret);
 	if (atomic_load(&busy_err) != 0)
 		FAIL("progress thread: %s", strerror(atomic_load(&busy_err)));
+	/* it ran the engine, not only waited at the lock */
+	if (atomic_load(&busy_work) == 0)
+		FAIL("the progress thread did no engine work in 2000 WRITEs");
 	return case_end();
 }
 
@@ -1684,13 +1691,8 @@ static int case_sqd_drain(void)
 	wait_ns = 3000000000ull;
 	r1 = sqd_drain_one(true);
 	snprintf(first, sizeof(first), "%s", pmrt_failmsg);
-	if (r1 && nqps) {
-		struct cmd c;
-
-		qps_destroy();
-		cmd_init(&c, C_CASE_END);
-		srv_cmd(&c, NULL);
-	}
+	if (r1 && nqps)
+		case_end();
 	pmrt_failmsg[0] = '\0';
 	r2 = sqd_drain_one(false);
 	wait_ns = WAIT_NS;
@@ -2044,13 +2046,8 @@ static int client_run(const bool *sel)
 			failed++;
 			printf("FAIL %s: %s\n", cases[i].name, pmrt_failmsg);
 			/* get back in step: drop this case's QPs */
-			if (nqps && strcmp(cases[i].name, "peer_kill") != 0) {
-				struct cmd c;
-
-				qps_destroy();
-				cmd_init(&c, C_CASE_END);
-				srv_cmd(&c, NULL);
-			}
+			if (nqps && strcmp(cases[i].name, "peer_kill") != 0)
+				case_end();
 		} else {
 			printf("PASS %s (%.2f s)\n", cases[i].name,
 			       (double)(pmrt_now_ns() - t0) / 1e9);

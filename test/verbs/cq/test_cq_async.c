@@ -245,7 +245,6 @@ static void test_overflow(void)
 	const int queued = 1024, raised = queued + 100;
 	struct env e;
 	struct pmr_async_event ev;
-	struct pmr_qp_attr rts;
 	struct pmr_cq *cq;
 	struct pmr_qp *a, *b;
 	int n = 0;
@@ -255,11 +254,9 @@ static void test_overflow(void)
 	a = t_qp(&e, cq, cq, NULL, 4, 4, 1);
 	b = t_qp(&e, cq, cq, NULL, 4, 4, 1);
 	t_connect(&e, a, b);
-	memset(&rts, 0, sizeof(rts));
-	rts.qp_state = PMR_QPS_RTS;
 	for (int i = 0; i < raised; i++) {
 		sq_drain(a);
-		CHECK_EQ(pmr_modify_qp(a, &rts, PMR_QP_STATE), 0);
+		t_qp_modify_state(a, PMR_QPS_RTS);
 	}
 	sq_drain(b);                     /* dropped too */
 	while (t_async(&e, &ev) == 0) {
@@ -274,7 +271,7 @@ static void test_overflow(void)
 	CHECK_EQ(pmr_destroy_qp(a), 0);
 	/* b's event was dropped: nothing to ack */
 	CHECK_EQ(b->events_completed, 0);
-	CHECK_EQ(pmr_modify_qp(b, &rts, PMR_QP_STATE), 0);
+	t_qp_modify_state(b, PMR_QPS_RTS);
 	sq_drain(b);
 	last_drained(&e, b);
 	CHECK_EQ(pmr_destroy_cq(cq), 0);
