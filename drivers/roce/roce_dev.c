@@ -746,6 +746,14 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		rq->sport = wire_udp_sport_flow(qp->pub.qp_num, a->dest_qp_num);
 	if (mask & PMR_QP_TIMEOUT)
 		roce_qp_set_timeout(qp->ctx->dev->priv, rq, a->timeout);
+	if (next == PMR_QPS_RTS && cur == PMR_QPS_SQE) {
+		/* SQE flushed every WR posted: the requester starts at the
+		 * first one posted from now on, not at a flushed one */
+		rq->req_idx = atomic_load_explicit(&qp->sq.cons,
+						   memory_order_relaxed);
+		rq->started_idx = rq->req_idx;
+		rq->req_off = 0;
+	}
 	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS)
 		rq->sqd_notify = (mask & PMR_QP_EN_SQD_ASYNC_NOTIFY) &&
 				 a->en_sqd_async_notify;

@@ -24,7 +24,10 @@
  *  ud_qkey    a Q_Key mismatch: sender SUCCESS, nothing received,
  *             rx_drop_qkey + 1; the posted receive then takes a good one
  *  ud_too_big a UD send of MTU + 1: PMR_WC_LOC_LEN_ERR, the QP in SQE;
- *             SQE -> RTS and the next send works
+ *             a send posted in SQE flushed; SQE -> RTS and the next sends
+ *             work (the flushed one never goes)
+ *  sqd        UC, then UD: RTS -> SQD gives SQ_DRAINED; a send posted in
+ *             SQD waits for RTS
  *  ud_multi   one UD QP sending to two receiver QPs through two AHs
  *  uc_send    UC SEND of 1, MTU, 3 MTU + 17 and 16384 bytes (+ WITH_IMM)
  *  uc_write   UC RDMA_WRITE and WRITE_WITH_IMM, contents and guard bytes
@@ -159,6 +162,7 @@ static void dev_open(void)
 	union pmr_gid g;
 
 	ctx = pmrt_open_roce(&dev);
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, CQ_SIZE, NULL, NULL, 0);
 	buf = pmrt_alloc_buf(BUF_SIZE);
@@ -690,6 +694,65 @@ static int expect_wc(struct pmr_qp *qp, uint64_t wr_id, int status,
 	return 0;
 }
 
+/* No completion of QP 0 comes within ms. */
+static int expect_no_wc(uint32_t ms)
+{
+	struct pmr_wc wc;
+
+	if (take_wc(qps[0]->qp_num, &wc, ms * 1000000ull))
+		FAIL("unexpected completion: wr_id %" PRIu64 " status %s",
+		     wc.wr_id, pmr_wc_status_str(wc.status));
+	return 0;
+}
+
+/* The SQ_DRAINED event of QP 0 comes within 1 s, and no other event. */
+static int expect_drained(void)
+{
+	uint64_t end = pmrt_now_ns() + 1000000000ull;
+	struct pmr_async_event ev;
+
+	while (pmrt_now_ns() < end) {
+		poll_into_stash();
+		if (pmr_get_async_event(ctx, &ev) != 0)
+			continue;
+		pmr_ack_async_event(&ev);
+		if (ev.event_type != PMR_EVENT_SQ_DRAINED ||
+		    ev.element.qp != qps[0])
+			FAIL("async event %s",
+			     pmr_event_type_str(ev.event_type));
+		return 0;
+	}
+	FAIL("no SQ_DRAINED within 1 s");
+}
+
+/*
+ * A SEND of len bytes from QP 0 to server QP 0 (of type t): the receive
+ * posted, the WR posted (msg_post); its completion and what arrived
+ * (msg_check).
+ */
+static uint32_t msg_seed(uint64_t id, uint32_t len)
+{
+	return (uint32_t)id * 29u + len;
+}
+
+static int msg_post(enum pmr_qp_type t, uint64_t id, uint32_t len)
+{
+	pmrt_fill_pat(buf, len, msg_seed(id, len), 0);
+	TRY(s_post_recv(0, id, 65536, (uint64_t)mtu + GRH));
+	return post(qps[0], id, PMR_WR_SEND, 0, len, 0, 0,
+		    t == PMR_QPT_UD ? ahs[0] : NULL, srv.qpn[0], QKEY, 0);
+}
+
+static int msg_check(enum pmr_qp_type t, uint64_t id, uint32_t len)
+{
+	bool ud = t == PMR_QPT_UD;
+
+	TRY(expect_wc(qps[0], id, PMR_WC_SUCCESS, PMR_WC_SEND, -1));
+	return s_expect_recv(0, id, PMR_WC_RECV, len + (ud ? GRH : 0), ud,
+			     ud ? qps[0]->qp_num : 0, 0, 0, msg_seed(id, len),
+			     65536, (uint64_t)mtu + GRH);
+}
+
 /* One UD message from our QP q to server QP sq through AH a. */
 static int ud_one(int q, int sq, uint32_t len, bool imm)
 {
@@ -774,6 +837,11 @@ static int case_ud_too_big(void)
 		FAIL("after LOC_LEN_ERR the UD QP is in state %d, not SQE (%d)",
 		     pmrt_qp_state(qps[0]), PMR_QPS_SQE);
 	TRY(s_expect_none(200));
+	/* posted in SQE: flushed, never sent (not even back in RTS) */
+	id = wr_seq++;
+	TRY(post(qps[0], id, PMR_WR_SEND, 0, 77, 0, 0, ahs[0], srv.qpn[0],
+		 QKEY, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_WR_FLUSH_ERR, PMR_WC_SEND, -1));
 	/* SQE -> RTS recovers the send queue */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_RTS;
@@ -781,7 +849,63 @@ static int case_ud_too_big(void)
 	if (r)
 		FAIL("modify_qp SQE -> RTS: %s", strerror(r));
 	TRY(ud_one(0, 0, (uint32_t)mtu, false));
+	TRY(ud_one(0, 0, 5, false));
+	TRY(expect_no_wc(100));
+	TRY(s_expect_none(100));
 	return case_end();
+}
+
+/*
+ * RTS -> SQD with SQ_DRAINED asked for, on a UC or UD QP: the event comes
+ * (these complete a WR once it is handed to the port, no ACK is waited
+ * for); a SEND posted in SQD is not sent, and goes back in RTS.
+ */
+static int sqd_one(enum pmr_qp_type t)
+{
+	const char *name = t == PMR_QPT_UD ? "UD" : "UC";
+	struct pmr_qp_attr a;
+	uint64_t id = wr_seq++;
+	int r;
+
+	TRY(setup(t, 1, 1));
+	TRY(msg_post(t, id, 300));     /* the peer's MAC resolved */
+	TRY(msg_check(t, id, 300));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE |
+			  PMR_QP_EN_SQD_ASYNC_NOTIFY);
+	if (r)
+		FAIL("%s: modify_qp RTS -> SQD: %s", name, strerror(r));
+	r = expect_drained();
+	if (r == 0) {
+		id = wr_seq++;
+		r = msg_post(t, id, 40);
+	}
+	if (r == 0)
+		r = s_expect_none(100);
+	if (r == 0)
+		r = expect_no_wc(10);
+	if (r) {
+		pmrt_fail_prefix("%s in SQD: ", name);
+		return -1;
+	}
+	a.qp_state = PMR_QPS_RTS;
+	r = pmr_modify_qp(qps[0], &a, PMR_QP_STATE);
+	if (r)
+		FAIL("%s: modify_qp SQD -> RTS: %s", name, strerror(r));
+	r = msg_check(t, id, 40);
+	if (r) {
+		pmrt_fail_prefix("%s back in RTS: ", name);
+		return -1;
+	}
+	return case_end();
+}
+
+static int case_sqd(void)
+{
+	TRY(sqd_one(PMR_QPT_UC));
+	return sqd_one(PMR_QPT_UD);
 }
 
 static int case_ud_multi(void)
@@ -1057,6 +1181,7 @@ static const struct tcase cases[] = {
 	{ "ud_qkey", case_ud_qkey },
 	{ "ud_too_big", case_ud_too_big },
 	{ "ud_multi", case_ud_multi },
+	{ "sqd", case_sqd },
 	{ "uc_send", case_uc_send },
 	{ "uc_write", case_uc_write },
 	{ "uc_norecv", case_uc_norecv },
