@@ -193,6 +193,7 @@ static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 	}
 	if (!rq->active) {
 		rq->active = true;
+		d->st.qps_active++;
 		pmr_list_add_tail(&d->active, &rq->active_link);
 	}
 }

@@ -435,7 +435,7 @@ static bool qp_idle(struct roce_qp *rq)
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
 	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending ||
-	    rq->sqd_notify || rq->res_busy != 0)
+	    (rq->sqd_notify && st == PMR_QPS_SQD) || rq->res_busy != 0)
 		return false;
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;
@@ -485,6 +485,7 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		if (qp_idle(rq)) {
 			pmr_list_del(&rq->active_link);
 			rq->active = false;
+			d->st.qps_active--;
 			timed_add(d, rq);
 		}
 	}
@@ -715,6 +716,8 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
 	if (rq->active || rq->timed)
 		pmr_list_del(&rq->active_link);
+	if (rq->active)
+		d->st.qps_active--;
 	free(rq->wst);
 	free(rq);
 	qp->priv = NULL;

@@ -418,6 +418,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	bool rc = qp->pub.qp_type == PMR_QPT_RC;
 	uint32_t mtu = path_mtu(qp);
 	unsigned int done = 0;
+	bool failed = false;	/* the WQE at req_idx failed to be sent */
 
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
@@ -445,7 +446,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
-		if (rq->req_off == 0) {
+		if (rq->req_off == 0 && !failed) {
 			/* starting (or restarting) this WQE: same PSNs again */
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
@@ -458,6 +459,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 				pmr_sq_retire(qp, s->local_err, 0, 0);
 				rq->req_idx++;
 				rq->req_off = 0;
+				failed = false;
 				done++;
 				if (pmr_qp_state(qp) != PMR_QPS_RTS)
 					break;
@@ -481,7 +483,10 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			break;
 		}
 		if (r < 0) {
+			/* kept, not checked again (a failure on the first
+			 * packet would be undone by wqe_validate) */
 			s->local_err = PMR_WC_LOC_PROT_ERR;
+			failed = true;
 			continue;
 		}
 		done++;

@@ -1920,6 +1920,51 @@ static int case_sqd_unresolved(void)
 	return 0;
 }
 
+/*
+ * RTS -> SQD (SQ_DRAINED asked for) while a SEND goes to a QP number the
+ * server does not have: nobody ACKs it, so it ends in RETRY_EXC_ERR in
+ * SQD (timeout 8 ~ 1 ms, retry_cnt 2) and the QP goes to ERR.  SQ_DRAINED
+ * never comes, and the QP no longer costs the engine a visit per run
+ * (qps_active back to 0).
+ */
+static int case_sqd_err(void)
+{
+	struct qpspec s = spec_default();
+	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
+	struct pmr_roce_port_stats st;
+	uint64_t id = wr_seq++;
+	int r;
+
+	s.timeout = 8;
+	s.retry_cnt = 2;
+	stash_clear();
+	naevs = 0;
+	qps[0] = qp_create(&s);
+	nqps = 1;
+	qp_connect_ip(qps[0], &s, 0x1234, 0xFFFFF0, 0x5678, peer_ip);
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	/* the SEND has begun (its first packet is out) before SQD */
+	spin_ns(2000000);
+	TRY(to_sqd(true));
+	wait_ns = 3000000000ull;
+	r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
+	wait_ns = WAIT_NS;
+	if (r) {
+		pmrt_fail_prefix("in SQD: ");
+		return -1;
+	}
+	if (pmrt_qp_state(qps[0]) != PMR_QPS_ERR)
+		FAIL("QP in state %d after RETRY_EXC_ERR in SQD, not ERR",
+		     pmrt_qp_state(qps[0]));
+	TRY(expect_drained(0));
+	TRY(pmr_roce_port_stats(dev, &st));
+	if (st.qps_active != 0)
+		FAIL("%" PRIu64 " QP(s) still visited by every engine run, the "
+		     "QP in ERR among them", st.qps_active);
+	qps_destroy();
+	return 0;
+}
+
 /* Last case: the server dies in the middle of a stream of WRITEs. */
 static int case_peer_kill(void)
 {
@@ -2016,6 +2061,7 @@ static const struct tcase cases[] = {
 	{ "sqd_fence", case_sqd_fence },
 	{ "arp_timeout", case_arp_timeout },
 	{ "sqd_unresolved", case_sqd_unresolved },
+	{ "sqd_err", case_sqd_err },
 	{ "peer_kill", case_peer_kill },    /* must stay last */
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
