@@ -32,8 +32,6 @@ const char *wire_err_str(int err)
 	return err_names[-err];
 }
 
-static const struct wire_pkt wire_pkt_zero;
-
 /*
  * One's complement sum of the ten 16-bit words of an IPv4 header, folded;
  * with skip_csum, without the checksum word.  Summed as five 32-bit words
@@ -174,9 +172,11 @@ int wire_parse(const uint8_t *frame, size_t len, unsigned flags,
 
 	if (!frame || !out)
 		return WIRE_ERR_INVAL;
-	/* a copy of a zero object, not memset(): compilers turn a 128-byte
-	 * memset into "rep stos", slow to start, once per received frame */
-	*out = wire_pkt_zero;
+	/* every field is written below on success: no zeroing of the whole
+	 * result first (the fields only some frames have are set here) */
+	out->has_vlan = false;
+	out->vlan_tci = 0;
+	out->flow_label = 0;
 
 	/* Ethernet, at most one 802.1Q tag */
 	if (len < WIRE_ETH_LEN)
@@ -255,8 +255,8 @@ int wire_parse(const uint8_t *frame, size_t len, unsigned flags,
 	if (out->pad > rest)
 		return WIRE_ERR_BAD_LENGTH;
 	for (unsigned h = 0; h < WIRE_HDR_COUNT; h++)
-		if (info->hdrs & (1u << h))
-			out->hdr_off[h] = (uint16_t)(bth_off + info->off[h]);
+		out->hdr_off[h] = info->off[h] ?
+				  (uint16_t)(bth_off + info->off[h]) : 0;
 	out->payload_off = (uint16_t)(bth_off + info->hdr_len);
 	out->payload_len = (uint32_t)(rest - out->pad);
 	return 0;

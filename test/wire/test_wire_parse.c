@@ -51,12 +51,15 @@ static void refix(uint8_t *f, size_t len)
 	(void)wire_icrc_write(f + ip, len - ip - 4);
 }
 
-/* Parse an exact-size heap copy. */
+/* Parse an exact-size heap copy into a result full of junk (the parser
+ * must set every field, not rely on a zeroed one). */
 static int parse_copy(const uint8_t *f, size_t len, unsigned flags,
 		      struct wire_pkt *p)
 {
 	uint8_t *c = malloc(len ? len : 1);
 	int rc;
+
+	memset(p, 0xA5, sizeof(*p));
 
 	REQUIRE(c);
 	memcpy(c, f, len);
@@ -76,6 +79,11 @@ static void check_consistent(const struct wire_pkt *p, size_t len)
 	CHECK((p->payload_len + p->pad) % 4 == 0);
 	for (int h = 0; h < WIRE_HDR_COUNT; h++)
 		CHECK(!p->hdr_off[h] == !(p->info->hdrs & (1u << h)));
+	CHECK(p->ip_ver == 4 || p->ip_ver == 6);
+	if (p->ip_ver == 4)
+		CHECK_EQ(p->flow_label, 0);
+	if (!p->has_vlan)
+		CHECK_EQ(p->vlan_tci, 0);
 }
 
 #define EXPECT(f, len, flags, err)					\
