@@ -156,6 +156,10 @@ struct roce_qp {
 	uint32_t epsn;                    /* expected PSN */
 	uint32_t msn;
 	bool nak_seq_sent;
+	bool nak_owed;                    /* a NAK waits for the READ
+					   * responses / atomic ACKs before it */
+	uint8_t nak_syn;
+	uint32_t nak_psn;
 	bool in_send;                     /* inside a multi-packet SEND */
 	bool in_write;                    /* inside a multi-packet WRITE */
 	uint32_t recv_off;

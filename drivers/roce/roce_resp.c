@@ -58,6 +58,32 @@ static void send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 	reply_send(d, rq, &b, NULL);
 }
 
+/* A response for `psn` just went: it acknowledges every request before
+ * it, so an ACK owed for one of those is not sent any more. */
+static void resp_acks(struct roce_qp *rq, uint32_t psn)
+{
+	if (rq->ack_pending && wire_psn_cmp(rq->ack_psn, psn) < 0)
+		rq->ack_pending = false;
+}
+
+/*
+ * Answer with an AETH-only packet (a NAK: an ACK only ever waits for the
+ * tx phase): now, or, while earlier READ responses or atomic ACKs are
+ * still to go, after them (answers leave in PSN order; the first NAK
+ * owed is the one sent, the requester goes back to it anyway).
+ */
+static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
+			uint32_t psn)
+{
+	if (rq->res_busy == 0) {
+		send_aeth(d, rq, syn, psn);
+	} else if (!rq->nak_owed) {
+		rq->nak_owed = true;
+		rq->nak_syn = syn;
+		rq->nak_psn = psn;
+	}
+}
+
 /* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */
 static void nak(struct roce_dev *d, struct roce_qp *rq, enum wire_nak_code c,
 		uint32_t psn, int event)
@@ -71,7 +97,7 @@ static void nak(struct roce_dev *d, struct roce_qp *rq, enum wire_nak_code c,
 	rq->st.nak_tx++;
 	/* the NAK acknowledges everything before it: no ACK is owed now */
 	rq->ack_pending = false;
-	send_aeth(d, rq, wire_syn_nak(c), psn);
+	answer_aeth(d, rq, wire_syn_nak(c), psn);
 	if (c != WIRE_NAK_PSN_SEQ)
 		pmr_qp_set_error(rq->qp, event);
 }
@@ -91,6 +117,7 @@ void roce_resp_reset(struct roce_qp *rq)
 	memset(rq->res, 0, sizeof(rq->res));
 	rq->res_next = 0;
 	rq->res_busy = 0;
+	rq->nak_owed = false;
 }
 
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
@@ -98,7 +125,8 @@ bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
 	if (rq->in_write && (rq->wr_rkey >> 8) == mr->index)
 		return true;
 	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
-		if (rq->res[i].active && (rq->res[i].rkey >> 8) == mr->index)
+		if (rq->res[i].active && rq->res[i].kind == 1 &&
+		    (rq->res[i].rkey >> 8) == mr->index)
 			return true;
 	return false;
 }
@@ -186,8 +214,9 @@ static void rc_send(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		if (!pmr_rq_take(qp)) {
 			d->st.nak_rnr_tx++;
 			rq->st.nak_tx++;
-			send_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
-				  p->psn);
+			answer_aeth(d, rq,
+				    wire_syn_rnr_nak(qp->attr.min_rnr_timer),
+				    p->psn);
 			return;       /* the PSN is not consumed */
 		}
 		rq->recv_off = 0;
@@ -257,8 +286,8 @@ static void rc_write(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	if ((fl & WIRE_OPF_IMM) && !pmr_rq_take(qp)) {
 		d->st.nak_rnr_tx++;
 		rq->st.nak_tx++;
-		send_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
-			  p->psn);
+		answer_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
+			    p->psn);
 		return;
 	}
 	write_place(rq->wr_ptr, f + p->payload_off, p->payload_len);
@@ -351,15 +380,17 @@ static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	read_answer(d, rq);
 }
 
-static void atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
+static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		       uint64_t orig)
 {
 	struct wire_build b;
 
 	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
-		return;
+		return false;
 	b.orig = orig;
 	reply_send(d, rq, &b, NULL);
+	resp_acks(rq, psn);
+	return true;
 }
 
 static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
@@ -405,7 +436,14 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	res_advance(rq);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, 1);
-	atomic_ack(d, rq, p->psn, orig);
+	if (rq->res_busy == 0) {
+		atomic_ack(d, rq, p->psn, orig);
+		return;
+	}
+	/* after the READ responses still to go (answers in PSN order) */
+	r->active = true;
+	rq->res_busy++;
+	read_answer(d, rq);
 }
 
 static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
@@ -677,6 +715,7 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 			break;
 		b.payload_len = n;
 		reply_send(d, rq, &b, src);
+		resp_acks(rq, r->next_psn);
 		r->sent += n;
 		r->next_psn = wire_psn_add(r->next_psn, 1);
 		done++;
@@ -701,24 +740,42 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 	unsigned int done = 0;
 	uint32_t slots, first;
 
+	if (rq->res_busy != 0) {
+		/* answers go out in PSN order: oldest resource first, and
+		 * none after one that could not finish */
+		slots = res_slots(rq);
+		first = res_cur(rq);
+		for (uint32_t i = 0; i < slots && done < budget; i++) {
+			struct roce_res *r = &rq->res[first];
+
+			if (r->active && r->kind == 2) {
+				if (!atomic_ack(d, rq, r->psn, r->orig))
+					break;
+				r->active = false;
+				rq->res_busy--;
+				done++;
+			} else if (r->active) {
+				done += read_responses(d, rq, r, budget - done);
+				if (r->active)
+					break;
+			}
+			if (++first == slots)
+				first = 0;
+		}
+		/* the ACK or NAK owed is for a later PSN: it waits */
+		if (rq->res_busy != 0)
+			return done;
+	}
 	if (rq->ack_pending && (ack_now || rq->ack_gen != d->gen)) {
 		rq->ack_pending = false;
 		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
 			  rq->ack_psn);
 		done++;
 	}
-	if (rq->res_busy == 0)
-		return done;
-	/* responses go out in PSN order: oldest resource first */
-	slots = res_slots(rq);
-	first = res_cur(rq);
-	for (uint32_t i = 0; i < slots && done < budget; i++) {
-		struct roce_res *r = &rq->res[first];
-
-		if (r->active)
-			done += read_responses(d, rq, r, budget - done);
-		if (++first == slots)
-			first = 0;
+	if (rq->nak_owed) {
+		rq->nak_owed = false;
+		send_aeth(d, rq, rq->nak_syn, rq->nak_psn);
+		done++;
 	}
 	return done;
 }

@@ -1308,6 +1308,62 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
  * not yet): EBUSY, and the WRITE completes; once it has, the dereg
  * succeeds and the rkey is gone (a WRITE to it is a remote access error).
  */
+/*
+ * Answers in PSN order: two 64 KiB READs (128 responses at MTU 1024, more
+ * than one engine run sends) and, right behind them, a WRITE with a bad
+ * rkey.  The NAK for the WRITE comes after the last READ response, not
+ * ahead of responses for earlier PSNs; the QP then goes to ERR as usual.
+ */
+static void case16(void)
+{
+	struct vqp q = new_qp(0x16000);
+	struct wire_build b;
+	const uint32_t n = 2 * (MR_SIZE / 1024);
+	uint32_t psn = q.epsn, nresp = 0, nak_at = 0, nnak = 0, other = 0;
+	int bad = 0;
+
+	for (int i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn,
+			   wire_psn_add(psn, (uint32_t)i * (n / 2)));
+		b.va = mr_va;
+		b.rkey = mr_rkey;
+		b.dma_len = MR_SIZE;
+		send_pkt(&b, 0, 0, false);
+	}
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wire_psn_add(psn, n));
+	b.va = mr_va;
+	b.rkey = mr_rkey ^ 0x100;
+	b.dma_len = 64;
+	send_pkt(&b, 64, 0x3C, false);
+	rx_drain(150);
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn != q.dqpn)
+			continue;
+		if (ans[i].opcode >= WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		    ans[i].opcode <= WIRE_OP_RC_READ_RESPONSE_ONLY) {
+			CHECK(nnak == 0 && ans[i].psn == wire_psn_add(psn, nresp),
+			      "READ response %u: psn 0x%x after %u NAK(s)",
+			      nresp, ans[i].psn, nnak);
+			nresp++;
+		} else if (ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+			   ans[i].syn == 0x62) {
+			nak_at = ans[i].psn;
+			nnak++;
+		} else {
+			other++;
+		}
+	}
+	CHECK(nresp == n, "%u READ responses, expected %u", nresp, n);
+	CHECK(nnak == 1 && nak_at == wire_psn_add(psn, n),
+	      "%u NAK(s) 0x62 (psn 0x%x), expected one for 0x%x", nnak, nak_at,
+	      wire_psn_add(psn, n));
+	CHECK(other == 0, "%u other answers", other);
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q.qpn));
+	verdict("16 two READs then a bad WRITE -> every READ response, then "
+		"the NAK", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -1911,6 +1967,7 @@ static int attacker(const char *path)
 	case13();
 	case14();
 	case15();
+	case16();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");

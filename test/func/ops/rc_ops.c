@@ -1802,6 +1802,66 @@ static int case_sqd_fence(void)
 	return case_end();
 }
 
+/* ---- response order ---------------------------------------------------------- */
+
+/*
+ * A 256 KiB READ (256 responses at MTU 1024, more than one engine run
+ * sends), then a SEND and a FETCH_ADD posted right behind it: the
+ * responder answers in PSN order (the SEND's ACK and the atomic ACK after
+ * the READ's last response), so nothing is retransmitted.  An answer that
+ * overtook the READ's responses would make the requester send the READ
+ * again from its first missing response.
+ */
+static int case_resp_order(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t rlen = 256 * 1024, slen = 100;
+	const uint64_t soff = 5 * MIB, aoff = 6 * MIB, loc = 6 * MIB + 64;
+	uint64_t *lv = (uint64_t *)(buf + loc);
+	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
+	struct pmr_sge sg = { (uintptr_t)(buf + soff), slen, mr->lkey };
+	struct rsge rs = { 7 * MIB, 4096, 0 };
+	struct pmr_roce_port_stats a, b;
+	uint64_t rid, sid, aid, v;
+
+	TRY(case_begin(&s));
+	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
+	rid = wr_seq++;
+	sid = wr_seq++;
+	aid = wr_seq++;
+	TRY(s_region(C_FILL, 0, rlen, 65, 0, 0));
+	TRY(s_set64(aoff, 1000));
+	memset(buf, CANARY, rlen + GUARD);
+	pmrt_fill_pat(buf + soff, slen, 66, 0);
+	*lv = 0;
+	TRY(s_post_recv(0, sid, &rs, 1));
+	TRY(pmr_roce_port_stats(dev, &a));
+	TRY(post_send(qps[0], rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
+		      srv.buf_rkey, 0));
+	TRY(post_send(qps[0], sid, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(post_atomic(qps[0], aid, PMR_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)lv,
+			srv.buf + aoff, srv.buf_rkey, 7, 0));
+	TRY(expect_wc(qps[0], rid, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, rlen));
+	TRY(expect_wc(qps[0], sid, PMR_WC_SUCCESS, PMR_WR_SEND, -1));
+	TRY(expect_wc(qps[0], aid, PMR_WC_SUCCESS, PMR_WR_ATOMIC_FETCH_AND_ADD,
+		      8));
+	TRY(pmr_roce_port_stats(dev, &b));
+	TRY(l_verify(0, rlen, 65, 0, GUARD));
+	TRY(s_expect_recv(0, sid, PMR_WC_SUCCESS, PMR_WC_RECV, slen, false, 66,
+			  &rs, 1));
+	if (*lv != 1000)
+		FAIL("FETCH_ADD returned %" PRIu64 ", expected 1000", *lv);
+	TRY(s_get64(aoff, &v));
+	if (v != 1007)
+		FAIL("FETCH_ADD: remote is %" PRIu64 ", expected 1007", v);
+	if (b.retransmits != a.retransmits || b.dup_requests != a.dup_requests)
+		FAIL("retransmits +%" PRIu64 ", stale answers +%" PRIu64
+		     ": an answer overtook the READ's responses",
+		     b.retransmits - a.retransmits,
+		     b.dup_requests - a.dup_requests);
+	return case_end();
+}
+
 /* ---- ARP timeout ---------------------------------------------------------------- */
 
 /*
@@ -2059,6 +2119,7 @@ static const struct tcase cases[] = {
 	{ "sqd_drain", case_sqd_drain },
 	{ "sqd_rnr", case_sqd_rnr },
 	{ "sqd_fence", case_sqd_fence },
+	{ "resp_order", case_resp_order },
 	{ "arp_timeout", case_arp_timeout },
 	{ "sqd_unresolved", case_sqd_unresolved },
 	{ "sqd_err", case_sqd_err },
