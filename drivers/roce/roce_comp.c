@@ -150,6 +150,16 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 	}
 }
 
+/*
+ * The answer for `psn` belongs to a WQE after the oldest one (a READ or
+ * atomic whose own answers were lost: ack_upto() has sent it again).
+ * Dropped; the WQE is answered again after the one before it.
+ */
+static bool later_answer(const struct roce_swqe_st *s, uint32_t psn)
+{
+	return wire_psn_cmp(psn, wire_psn_add(s->first_psn, s->npkts)) >= 0;
+}
+
 static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 			 const struct wire_pkt *p)
 {
@@ -162,9 +172,10 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 	if (!ack_upto(rq, wire_psn_add(p->psn, 0xffffff)))
 		return;
 	w = head_wqe(rq, &s);
-	if (w == NULL || w->opcode != PMR_WR_RDMA_READ) {
-		if (w != NULL)
-			fail_head(rq, PMR_WC_BAD_RESP_ERR);
+	if (w == NULL || later_answer(s, p->psn))
+		return;
+	if (w->opcode != PMR_WR_RDMA_READ) {
+		fail_head(rq, PMR_WC_BAD_RESP_ERR);
 		return;
 	}
 	expect = wire_psn_add(s->first_psn, roce_mtu_whole(rq->read_off, mtu));
@@ -208,7 +219,7 @@ static void atomic_ack_rx(struct roce_qp *rq, const uint8_t *f,
 	if (!ack_upto(rq, wire_psn_add(p->psn, 0xffffff)))
 		return;
 	w = head_wqe(rq, &s);
-	if (w == NULL)
+	if (w == NULL || later_answer(s, p->psn))
 		return;
 	if ((w->opcode != PMR_WR_ATOMIC_CMP_AND_SWP &&
 	     w->opcode != PMR_WR_ATOMIC_FETCH_AND_ADD) ||

@@ -395,6 +395,45 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 		vsay("OK");
 }
 
+/*
+ * Post a 2048-byte READ (wr_id 7100, into the scratch MR's first 2048
+ * bytes) and a FETCH_ADD (7101, add 3, its result at scratch + 2048) on QP
+ * qpn, both signaled, from remote address 0x10000, rkey 0x4242.
+ */
+static void v_post_read_atomic(uint32_t qpn)
+{
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_send_wr wr[2], *bad;
+	struct pmr_sge sg[2];
+
+	if (qp == NULL || scr_mr == NULL) {
+		vsay("FAIL bad POSTRA");
+		return;
+	}
+	memset(wr, 0, sizeof(wr));
+	for (int i = 0; i < 2; i++) {
+		sg[i].addr = (uintptr_t)scratch + (uint64_t)i * 2048;
+		sg[i].length = i ? 8 : 2048;
+		sg[i].lkey = scr_mr->lkey;
+		wr[i].wr_id = 7100 + (uint64_t)i;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		wr[i].send_flags = PMR_SEND_SIGNALED;
+		wr[i].next = i ? NULL : &wr[1];
+	}
+	wr[0].opcode = PMR_WR_RDMA_READ;
+	wr[0].wr.rdma.remote_addr = 0x10000;
+	wr[0].wr.rdma.rkey = 0x4242;
+	wr[1].opcode = PMR_WR_ATOMIC_FETCH_AND_ADD;
+	wr[1].wr.atomic.remote_addr = 0x10000;
+	wr[1].wr.atomic.rkey = 0x4242;
+	wr[1].wr.atomic.compare_add = 3;
+	if (pmr_post_send(qp, wr, &bad))
+		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
+	else
+		vsay("OK");
+}
+
 /* QP qpn, in SQD: a new traffic class in its address vector (SQD -> SQD
  * with PMR_QP_AV), then back to RTS. */
 static void v_tclass(uint32_t qpn, uint8_t tclass)
@@ -438,6 +477,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POST %u %u %x %u", &a1, &a2, &a3,
 			       &a4)) >= 3) {
 		v_post_sends(a1, a2, a3, k == 4 && a4);
+	} else if (sscanf(line, "POSTRA %u", &a1) == 1) {
+		v_post_read_atomic(a1);
 
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
@@ -1364,6 +1405,77 @@ static void case16(void)
 		"the NAK", bad);
 }
 
+/* An answer to the victim's requester on QP q: a READ response of plen
+ * bytes or an atomic ACK (orig 40). */
+static void answer(const struct vqp *q, uint8_t opcode, uint32_t psn,
+		   uint32_t msn, uint32_t plen)
+{
+	struct wire_build b;
+
+	build_base(&b, opcode, q->qpn, psn);
+	b.ackreq = false;
+	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	b.msn = msn;
+	b.orig = 40;
+	send_pkt(&b, plen, 0x5D, false);
+}
+
+/*
+ * The requester when an answer of a READ is lost: it posts a 2048-byte
+ * READ (two responses) and a FETCH_ADD; we send the READ's first response
+ * and the atomic ACK, not the READ's last response.  The atomic ACK, for
+ * a later PSN, says that response was lost: the requester asks for the
+ * rest of the READ again (and sends the FETCH_ADD again behind it,
+ * go-back-N) instead of failing the READ with BAD_RESP_ERR; answered,
+ * both complete.
+ */
+static void case17(void)
+{
+	struct vqp q = new_qp(0x17000);
+	struct wcrec w[16];
+	uint32_t p0 = q.sqpsn;
+	unsigned int k, nw;
+	const char *r;
+	int bad = 0;
+
+	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
+		die("SCRATCH failed");
+	r = ctl("POSTRA %u", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
+	k = requests_until(q.dqpn, 2, 200);
+	CHECK(k == 2 && ans[0].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[0].psn == p0 && ans[1].opcode == WIRE_OP_RC_FETCH_ADD &&
+	      ans[1].psn == wire_psn_add(p0, 2),
+	      "%u requests, expected the READ and the FETCH_ADD", k);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
+	k = requests_until(q.dqpn, 3, 200);
+	CHECK(k >= 3 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[2].psn == wire_psn_add(p0, 1),
+	      "%u requests, expected the READ again from its second response "
+	      "(third: opcode 0x%02x psn 0x%x)", k, k >= 3 ? ans[2].opcode : 0,
+	      k >= 3 ? ans[2].psn : 0);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 0, "%u completions before the READ was answered (first "
+	      "status %d)", nw, nw ? w[0].status : -1);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
+	rx_drain(50);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 2 && w[0].wr_id == 7100 && w[0].status == PMR_WC_SUCCESS &&
+	      w[0].opcode == PMR_WC_RDMA_READ && w[0].len == 2048 &&
+	      w[1].wr_id == 7101 && w[1].status == PMR_WC_SUCCESS &&
+	      w[1].opcode == PMR_WC_FETCH_ADD,
+	      "%u completions (first wr_id %" PRIu64 " status %d, second "
+	      "wr_id %" PRIu64 " status %d), expected READ and FETCH_ADD "
+	      "successful", nw, nw ? w[0].wr_id : 0, nw ? w[0].status : -1,
+	      nw > 1 ? w[1].wr_id : 0, nw > 1 ? w[1].status : -1);
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
+	      qp_state_of(q.qpn));
+	verdict("17 requester: an atomic ACK ahead of a READ's last response "
+		"-> the rest of the READ asked again, both complete", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -1968,6 +2080,7 @@ static int attacker(const char *path)
 	case14();
 	case15();
 	case16();
+	case17();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
