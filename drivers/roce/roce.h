@@ -275,6 +275,10 @@ void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 			   unsigned int budget, bool ack_now);
 void roce_resp_reset(struct roce_qp *rq);
+/* Send the ACK (not in ERR) and the NAK the responder owes at once, READ
+ * responses still to go or not: the QP is reset or destroyed, and the
+ * peer must hear of an error it made. */
+void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq);
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr);
 
 /* Copy bytes [off, off + len) of a send WQE's data to dst. */

@@ -69,19 +69,37 @@ static void resp_acks(struct roce_qp *rq, uint32_t psn)
 /*
  * Answer with an AETH-only packet (a NAK: an ACK only ever waits for the
  * tx phase): now, or, while earlier READ responses or atomic ACKs are
- * still to go, after them (answers leave in PSN order; the first NAK
- * owed is the one sent, the requester goes back to it anyway).
+ * still to go, after them (answers leave in PSN order).  One NAK is owed
+ * at most: a later one replaces it (the expected PSN only moves on, and
+ * a fatal NAK is what the requester must hear), except that an RNR or
+ * sequence NAK does not replace one owed for the same PSN.
  */
 static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
+	bool fatal = wire_syn_kind(syn) == WIRE_AETH_NAK &&
+		     (syn & 0x1F) != WIRE_NAK_PSN_SEQ;
+
 	if (rq->res_busy == 0) {
 		send_aeth(d, rq, syn, psn);
-	} else if (!rq->nak_owed) {
-		rq->nak_owed = true;
-		rq->nak_syn = syn;
-		rq->nak_psn = psn;
+		return;
 	}
+	if (rq->nak_owed && rq->nak_psn == psn && !fatal)
+		return;
+	rq->nak_owed = true;
+	rq->nak_syn = syn;
+	rq->nak_psn = psn;
+}
+
+void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
+{
+	if (rq->ack_pending && pmr_qp_state(rq->qp) != PMR_QPS_ERR)
+		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
+			  rq->ack_psn);
+	if (rq->nak_owed)
+		send_aeth(d, rq, rq->nak_syn, rq->nak_psn);
+	rq->ack_pending = false;
+	rq->nak_owed = false;
 }
 
 /* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */
@@ -464,8 +482,15 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	if (fl & WIRE_OPF_ATOMIC) {
 		/* never executed twice: replay the saved result */
 		r = res_find(rq, 2, p->psn);
-		if (r != NULL)
+		if (r == NULL || r->active)
+			return;         /* (its answer is still to go) */
+		if (rq->res_busy == 0) {
 			atomic_ack(d, rq, p->psn, r->orig);
+			return;
+		}
+		r->active = true;       /* behind the READ responses */
+		rq->res_busy++;
+		read_answer(d, rq);
 		return;
 	}
 	/* SEND / WRITE: acknowledge again, up to what was executed */

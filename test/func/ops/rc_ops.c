@@ -1885,6 +1885,19 @@ static int unowned_ip(char *ip)
 	return 0;
 }
 
+/* QP 0 alone, made with *s (its local ACK timeout set to 8, ~1 ms, and
+ * retry_cnt to 2), towards QP dqpn at ip; no completion or event kept. */
+static void lone_qp(struct qpspec *s, uint32_t dqpn, const char *ip)
+{
+	s->timeout = 8;
+	s->retry_cnt = 2;
+	stash_clear();
+	naevs = 0;
+	qps[0] = qp_create(s);
+	nqps = 1;
+	qp_connect_ip(qps[0], s, 0x1234, dqpn, 0x5678, ip);
+}
+
 static int case_arp_timeout(void)
 {
 	struct qpspec s = spec_default();
@@ -1895,13 +1908,7 @@ static int case_arp_timeout(void)
 	int r;
 
 	TRY(unowned_ip(ip));
-	s.timeout = 8;
-	s.retry_cnt = 2;
-	stash_clear();
-	naevs = 0;
-	qps[0] = qp_create(&s);
-	nqps = 1;
-	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
+	lone_qp(&s, 0x4321, ip);
 	TRY(pmr_roce_port_stats(dev, &a));
 	wait_ns = 3000000000ull;
 	t0 = pmrt_now_ns();
@@ -1952,13 +1959,7 @@ static int case_sqd_unresolved(void)
 	int r;
 
 	TRY(unowned_ip(ip));
-	s.timeout = 8;              /* ~1 ms */
-	s.retry_cnt = 2;
-	stash_clear();
-	naevs = 0;
-	qps[0] = qp_create(&s);
-	nqps = 1;
-	qp_connect_ip(qps[0], &s, 0x1234, 0x4321, 0x5678, ip);
+	lone_qp(&s, 0x4321, ip);
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(to_sqd(true));
 	TRY(expect_drained(1));
@@ -1995,13 +1996,7 @@ static int case_sqd_err(void)
 	uint64_t id = wr_seq++;
 	int r;
 
-	s.timeout = 8;
-	s.retry_cnt = 2;
-	stash_clear();
-	naevs = 0;
-	qps[0] = qp_create(&s);
-	nqps = 1;
-	qp_connect_ip(qps[0], &s, 0x1234, 0xFFFFF0, 0x5678, peer_ip);
+	lone_qp(&s, 0xFFFFF0, peer_ip);
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	/* the SEND has begun (its first packet is out) before SQD */
 	spin_ns(2000000);
