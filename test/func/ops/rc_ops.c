@@ -1138,6 +1138,8 @@ static int case_busy_engine(void)
 	struct qpspec s = spec_default();
 	pthread_t th;
 	int ret = 0, cpu = sched_getcpu();
+	uint64_t end;
+	uint32_t i;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		printf("SKIP busy_engine: one CPU (the threads would take "
@@ -1151,11 +1153,14 @@ static int case_busy_engine(void)
 	atomic_store(&busy_work, 0);
 	if (pthread_create(&th, NULL, busy_main, &cpu) != 0)
 		FAIL("pthread_create");
-	/* long enough (about 0.1 s) for the progress thread to get its
-	 * CPU: it shares it with the other process */
-	for (uint32_t i = 0; i < 2000 && ret == 0; i++)
+	/* 2000 WRITEs, and on until the progress thread has done engine
+	 * work (at most 2 s): it shares its CPU with the other process,
+	 * which a scheduler may not take from it for a while */
+	end = pmrt_now_ns() + 2000000000ull;
+	for (i = 0; ret == 0 && (i < 2000 || (atomic_load(&busy_work) == 0 &&
+					     pmrt_now_ns() < end)); i++)
 		ret = do_write(0, 8 + i % 200, PMR_WR_RDMA_WRITE,
-			       i & 1 ? PMR_SEND_INLINE : 0, 300 + i);
+			       i & 1 ? PMR_SEND_INLINE : 0, 300 + i % 2000);
 	atomic_store(&busy_stop, 1);
 	pthread_join(th, NULL);
 	TRY(ret);
@@ -1163,7 +1168,8 @@ static int case_busy_engine(void)
 		FAIL("progress thread: %s", strerror(atomic_load(&busy_err)));
 	/* it ran the engine, not only waited at the lock */
 	if (atomic_load(&busy_work) == 0)
-		FAIL("the progress thread did no engine work in 2000 WRITEs");
+		FAIL("the progress thread did no engine work in %u WRITEs "
+		     "(2 s)", i);
 	return case_end();
 }
 
