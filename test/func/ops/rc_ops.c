@@ -1904,6 +1904,20 @@ static void lone_qp(struct qpspec *s, uint32_t dqpn, const char *ip)
 	qp_connect_ip(qps[0], s, 0x1234, dqpn, 0x5678, ip);
 }
 
+/* The SEND wr_id of QP 0 ends in RETRY_EXC_ERR within 3 s; a failure
+ * message starts with `where`. */
+static int expect_retry_exc(uint64_t id, const char *where)
+{
+	int r;
+
+	wait_ns = 3000000000ull;
+	r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
+	wait_ns = WAIT_NS;
+	if (r)
+		pmrt_fail_prefix("%s", where);
+	return r;
+}
+
 static int case_arp_timeout(void)
 {
 	struct qpspec s = spec_default();
@@ -1962,7 +1976,6 @@ static int case_sqd_unresolved(void)
 	uint64_t id = wr_seq++;
 	struct pmr_wc wc;
 	char ip[INET_ADDRSTRLEN];
-	int r;
 
 	TRY(unowned_ip(ip));
 	lone_qp(&s, 0x4321, ip);
@@ -1976,13 +1989,7 @@ static int case_sqd_unresolved(void)
 	if (pmrt_qp_state(qps[0]) != PMR_QPS_SQD)
 		FAIL("QP left SQD by itself (state %d)", pmrt_qp_state(qps[0]));
 	TRY(to_rts());
-	wait_ns = 3000000000ull;
-	r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
-	wait_ns = WAIT_NS;
-	if (r) {
-		pmrt_fail_prefix("back in RTS: ");
-		return -1;
-	}
+	TRY(expect_retry_exc(id, "back in RTS: "));
 	qps_destroy();
 	return 0;
 }
@@ -2000,20 +2007,13 @@ static int case_sqd_err(void)
 	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
 	struct pmr_roce_port_stats st;
 	uint64_t id = wr_seq++;
-	int r;
 
 	lone_qp(&s, 0xFFFFF0, peer_ip);
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	/* the SEND has begun (its first packet is out) before SQD */
 	spin_ns(2000000);
 	TRY(to_sqd(true));
-	wait_ns = 3000000000ull;
-	r = expect_wc(qps[0], id, PMR_WC_RETRY_EXC_ERR, PMR_WR_SEND, -1);
-	wait_ns = WAIT_NS;
-	if (r) {
-		pmrt_fail_prefix("in SQD: ");
-		return -1;
-	}
+	TRY(expect_retry_exc(id, "in SQD: "));
 	if (pmrt_qp_state(qps[0]) != PMR_QPS_ERR)
 		FAIL("QP in state %d after RETRY_EXC_ERR in SQD, not ERR",
 		     pmrt_qp_state(qps[0]));
