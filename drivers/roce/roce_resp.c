@@ -78,7 +78,7 @@ static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
 	bool fatal = wire_syn_kind(syn) == WIRE_AETH_NAK &&
-		     (syn & 0x1F) != WIRE_NAK_PSN_SEQ;
+		     wire_syn_value(syn) != WIRE_NAK_PSN_SEQ;
 
 	if (rq->res_busy == 0) {
 		send_aeth(d, rq, syn, psn);

@@ -1349,60 +1349,145 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
  * not yet): EBUSY, and the WRITE completes; once it has, the dereg
  * succeeds and the rkey is gone (a WRITE to it is a remote access error).
  */
-/*
- * Answers in PSN order: two 64 KiB READs (128 responses at MTU 1024, more
- * than one engine run sends) and, right behind them, a WRITE with a bad
- * rkey.  The NAK for the WRITE comes after the last READ response, not
- * ahead of responses for earlier PSNs; the QP then goes to ERR as usual.
- */
-static void case16(void)
+/* Two READs of the whole MR to QP q from PSN psn: 2 * MR_SIZE / 1024
+ * responses at MTU 1024, more than one engine run sends. */
+#define TWO_READS (2 * (MR_SIZE / 1024))
+static void two_reads(const struct vqp *q, uint32_t psn)
 {
-	struct vqp q = new_qp(0x16000);
 	struct wire_build b;
-	const uint32_t n = 2 * (MR_SIZE / 1024);
-	uint32_t psn = q.epsn, nresp = 0, nak_at = 0, nnak = 0, other = 0;
-	int bad = 0;
 
-	for (int i = 0; i < 2; i++) {
-		build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn,
-			   wire_psn_add(psn, (uint32_t)i * (n / 2)));
+	for (uint32_t i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn,
+			   wire_psn_add(psn, i * (TWO_READS / 2)));
 		b.va = mr_va;
 		b.rkey = mr_rkey;
 		b.dma_len = MR_SIZE;
 		send_pkt(&b, 0, 0, false);
 	}
-	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wire_psn_add(psn, n));
+}
+
+/*
+ * After two_reads(q, psn) and requests behind them: every READ response
+ * in PSN order first, then exactly one more answer, with opcode op,
+ * syndrome syn (ACK opcode only) and PSN apsn.  @return failed checks.
+ */
+static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
+		      uint8_t syn, uint32_t apsn)
+{
+	unsigned int nresp = 0, nafter = 0;
+	int bad = 0;
+
+	rx_drain(150);
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn != q->dqpn)
+			continue;
+		if (ans[i].opcode >= WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		    ans[i].opcode <= WIRE_OP_RC_READ_RESPONSE_ONLY) {
+			CHECK(nafter == 0 && ans[i].psn == wire_psn_add(psn, nresp),
+			      "READ response %u: psn 0x%x after %u other "
+			      "answer(s)", nresp, ans[i].psn, nafter);
+			nresp++;
+			continue;
+		}
+		CHECK(ans[i].opcode == op && ans[i].psn == apsn &&
+		      (op != WIRE_OP_RC_ACKNOWLEDGE || ans[i].syn == syn),
+		      "answer opcode 0x%02x syn 0x%02x psn 0x%x, expected "
+		      "0x%02x 0x%02x 0x%x", ans[i].opcode, ans[i].syn,
+		      ans[i].psn, op, syn, apsn);
+		nafter++;
+	}
+	CHECK(nresp == TWO_READS, "%u READ responses, expected %u", nresp,
+	      TWO_READS);
+	CHECK(nafter == 1, "%u answers after the READ responses, expected 1",
+	      nafter);
+	return bad;
+}
+
+/*
+ * Answers in PSN order: two READs and, right behind them, a WRITE with a
+ * bad rkey.  The NAK for the WRITE comes after the last READ response,
+ * not ahead of responses for earlier PSNs; the QP then goes to ERR as
+ * usual.
+ */
+static void case16(void)
+{
+	struct vqp q = new_qp(0x16000);
+	struct wire_build b;
+	uint32_t wpsn = wire_psn_add(q.epsn, TWO_READS);
+	int bad;
+
+	two_reads(&q, q.epsn);
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wpsn);
 	b.va = mr_va;
 	b.rkey = mr_rkey ^ 0x100;
 	b.dma_len = 64;
 	send_pkt(&b, 64, 0x3C, false);
-	rx_drain(150);
-	for (unsigned int i = 0; i < nans; i++) {
-		if (ans[i].dqpn != q.dqpn)
-			continue;
-		if (ans[i].opcode >= WIRE_OP_RC_READ_RESPONSE_FIRST &&
-		    ans[i].opcode <= WIRE_OP_RC_READ_RESPONSE_ONLY) {
-			CHECK(nnak == 0 && ans[i].psn == wire_psn_add(psn, nresp),
-			      "READ response %u: psn 0x%x after %u NAK(s)",
-			      nresp, ans[i].psn, nnak);
-			nresp++;
-		} else if (ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
-			   ans[i].syn == 0x62) {
-			nak_at = ans[i].psn;
-			nnak++;
-		} else {
-			other++;
-		}
-	}
-	CHECK(nresp == n, "%u READ responses, expected %u", nresp, n);
-	CHECK(nnak == 1 && nak_at == wire_psn_add(psn, n),
-	      "%u NAK(s) 0x62 (psn 0x%x), expected one for 0x%x", nnak, nak_at,
-	      wire_psn_add(psn, n));
-	CHECK(other == 0, "%u other answers", other);
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn);
 	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
 	      qp_state_of(q.qpn));
 	verdict("16 two READs then a bad WRITE -> every READ response, then "
 		"the NAK", bad);
+}
+
+/*
+ * Two READs, a FETCH_ADD behind them, and the same FETCH_ADD again (a
+ * duplicate, as after a requester's go-back-N): one atomic ACK, after
+ * the READ responses; the add done once.
+ */
+static void case18(void)
+{
+	struct vqp q = new_qp(0x18000);
+	struct wire_build b;
+	uint32_t apsn = wire_psn_add(q.epsn, TWO_READS);
+	int bad;
+
+	two_reads(&q, q.epsn);
+	for (int i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, apsn);
+		b.va = mr_va + 128;
+		b.rkey = mr_rkey;
+		b.swap_add = 1;
+		send_pkt(&b, 0, 0, false);
+	}
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, apsn);
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
+	      qp_state_of(q.qpn));
+	/* the add undone: the MR is the guard pattern again for the end */
+	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, wire_psn_add(apsn, 1));
+	b.va = mr_va + 128;
+	b.rkey = mr_rkey;
+	b.swap_add = UINT64_MAX;
+	send_pkt(&b, 0, 0, false);
+	rx_drain(20);
+	verdict("18 two READs, a FETCH_ADD and its duplicate -> the READ "
+		"responses, then one atomic ACK", bad);
+}
+
+/*
+ * Two READs, then a SEND one PSN ahead (a sequence NAK is owed behind
+ * the READ responses), then a WRITE with a bad rkey at the expected PSN:
+ * the fatal NAK replaces the sequence NAK, which is out of date.
+ */
+static void case19(void)
+{
+	struct vqp q = new_qp(0x19000);
+	struct wire_build b;
+	uint32_t wpsn = wire_psn_add(q.epsn, TWO_READS);
+	int bad;
+
+	two_reads(&q, q.epsn);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(wpsn, 1));
+	send_pkt(&b, 16, 0x3C, false);
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wpsn);
+	b.va = mr_va;
+	b.rkey = mr_rkey ^ 0x100;
+	b.dma_len = 64;
+	send_pkt(&b, 64, 0x3C, false);
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn);
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q.qpn));
+	verdict("19 two READs, a sequence NAK owed, then a bad WRITE -> the "
+		"READ responses, then only the fatal NAK", bad);
 }
 
 /* An answer to the victim's requester on QP q: a READ response of plen
@@ -2081,6 +2166,8 @@ static int attacker(const char *path)
 	case15();
 	case16();
 	case17();
+	case18();
+	case19();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
