@@ -91,15 +91,29 @@ static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 	rq->nak_psn = psn;
 }
 
-void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
+/* Send the NAK owed, and the ACK owed when `ack`.  @return packets. */
+static unsigned int owed_out(struct roce_dev *d, struct roce_qp *rq, bool ack)
 {
-	if (rq->ack_pending && pmr_qp_state(rq->qp) != PMR_QPS_ERR)
+	unsigned int n = 0;
+
+	if (rq->ack_pending && ack) {
+		rq->ack_pending = false;
 		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
 			  rq->ack_psn);
-	if (rq->nak_owed)
+		n++;
+	}
+	if (rq->nak_owed) {
+		rq->nak_owed = false;
 		send_aeth(d, rq, rq->nak_syn, rq->nak_psn);
+		n++;
+	}
+	return n;
+}
+
+void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
+{
+	owed_out(d, rq, pmr_qp_state(rq->qp) != PMR_QPS_ERR);
 	rq->ack_pending = false;
-	rq->nak_owed = false;
 }
 
 /* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */
@@ -791,16 +805,5 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 		if (rq->res_busy != 0)
 			return done;
 	}
-	if (rq->ack_pending && (ack_now || rq->ack_gen != d->gen)) {
-		rq->ack_pending = false;
-		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
-			  rq->ack_psn);
-		done++;
-	}
-	if (rq->nak_owed) {
-		rq->nak_owed = false;
-		send_aeth(d, rq, rq->nak_syn, rq->nak_psn);
-		done++;
-	}
-	return done;
+	return done + owed_out(d, rq, ack_now || rq->ack_gen != d->gen);
 }
