@@ -78,6 +78,9 @@ struct roce_dev {
 	struct pmr_list timed;            /* QPs waiting only for a timer */
 	uint64_t next_deadline;           /* TSC: the earliest in `timed` (or
 					   * earlier); UINT64_MAX: none */
+	uint64_t now;                     /* this progress call's TSC, read
+					   * when first needed (roce_now());
+					   * 0: not yet */
 	uint64_t gen;                     /* progress calls so far: the ACK
 					   * timing and the timer cadence
 					   * (post_kick does not count) */

@@ -38,8 +38,9 @@ static void progress_made(struct roce_qp *rq)
 	}
 	if (rq->una_psn == rq->req_psn || rq->ack_timeout_tsc == 0)
 		rq->ack_deadline = 0;
-	else
-		rq->ack_deadline = rte_rdtsc() + rq->ack_timeout_tsc;
+	else	/* answers come in from progress: its clock, read once */
+		rq->ack_deadline = roce_now(&roce_dev_of(qp)->now) +
+				   rq->ack_timeout_tsc;
 }
 
 /*

@@ -506,7 +506,6 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
 	unsigned int done;
-	uint64_t now = 0;
 	uint16_t n;
 	bool timers;
 
@@ -517,12 +516,13 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 		d->nrx = 0;
 	}
 	d->gen++;
+	d->now = 0;
 	timers = (d->gen & (ROCE_TIMER_EVERY - 1)) == 0;
 	pmr_ctx_doorbells(ctx, doorbell, d);
 	if (timers && d->next_deadline != UINT64_MAX &&
-	    roce_now(&now) >= d->next_deadline)
-		timed_expire(d, now);
-	done = run_qps(d, ctx, budget, timers, &now);
+	    roce_now(&d->now) >= d->next_deadline)
+		timed_expire(d, d->now);
+	done = run_qps(d, ctx, budget, timers, &d->now);
 	roce_tx_flush(d);
 	n = rte_eth_rx_burst(d->port_id, d->queue, d->rx,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
