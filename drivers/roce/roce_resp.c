@@ -163,26 +163,25 @@ bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
 	return false;
 }
 
-static uint32_t res_slots(const struct roce_qp *rq)
-{
-	uint32_t n = rq->qp->attr.max_dest_rd_atomic;
+/*
+ * READs and atomics take the slots of rq->res in turn, round all
+ * PMR_MAX_RD_ATOMIC of them whatever max_dest_rd_atomic is (a modify_qp
+ * that changes it leaves no slot out of the round); that attribute
+ * bounds how many are answering at once (res_full()).
+ */
+_Static_assert((PMR_MAX_RD_ATOMIC & (PMR_MAX_RD_ATOMIC - 1)) == 0,
+	       "PMR_MAX_RD_ATOMIC: a power of two");
 
-	return n == 0 ? 1 : n > PMR_MAX_RD_ATOMIC ? PMR_MAX_RD_ATOMIC : n;
+static uint32_t res_after(uint32_t i)
+{
+	return (i + 1) & (PMR_MAX_RD_ATOMIC - 1);
 }
 
-/* The slot the next READ or atomic takes: res_next counts round the
- * slots (no division on the way to the answer); a modify_qp that made
- * them fewer starts again at 0. */
-static uint32_t res_cur(const struct roce_qp *rq)
+/* No slot for a new READ or atomic: max_dest_rd_atomic of them still
+ * to answer (or the next slot's still going, after a duplicate READ). */
+static bool res_full(const struct roce_qp *rq, const struct roce_res *r)
 {
-	return rq->res_next < res_slots(rq) ? rq->res_next : 0;
-}
-
-static void res_advance(struct roce_qp *rq)
-{
-	uint32_t n = res_cur(rq) + 1;
-
-	rq->res_next = n == res_slots(rq) ? 0 : n;
+	return r->active || rq->res_busy >= rq->qp->attr.max_dest_rd_atomic;
 }
 
 /* ---- receive helpers ---------------------------------------------------- */
@@ -397,16 +396,16 @@ static void read_answer(struct roce_dev *d, struct roce_qp *rq)
 static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		    const struct wire_pkt *p)
 {
-	struct roce_res *r = &rq->res[res_cur(rq)];
+	struct roce_res *r = &rq->res[rq->res_next];
 
-	if (r->active) {
+	if (res_full(rq, r)) {
 		/* more READs in flight than max_dest_rd_atomic allows */
 		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 		return;
 	}
 	if (!read_setup(d, rq, r, f, p))
 		return;
-	res_advance(rq);
+	rq->res_next = res_after(rq->res_next);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, r->npkts);
 	read_answer(d, rq);
@@ -425,16 +424,31 @@ static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 	return true;
 }
 
+/*
+ * Answer the atomic of slot r: at once when no answer is waiting before
+ * it, else (or when it cannot go yet) from the slot, after the READ
+ * responses still to go (answers in PSN order).
+ */
+static void atomic_answer(struct roce_dev *d, struct roce_qp *rq,
+			  struct roce_res *r)
+{
+	if (rq->res_busy == 0 && atomic_ack(d, rq, r->psn, r->orig))
+		return;
+	r->active = true;
+	rq->res_busy++;
+	read_answer(d, rq);
+}
+
 static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 		      const uint8_t *f, const struct wire_pkt *p)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	const struct wire_atmeth *a = wire_pkt_hdr(f, p, WIRE_HDR_ATMETH);
-	struct roce_res *r = &rq->res[res_cur(rq)];
+	struct roce_res *r = &rq->res[rq->res_next];
 	uint64_t va = wire_atmeth_va(a), orig;
 	uint64_t *t = NULL;
 
-	if ((va & 7) || qp->attr.max_dest_rd_atomic == 0 || r->active ||
+	if ((va & 7) || res_full(rq, r) ||
 	    !(qp->attr.qp_access_flags & PMR_ACCESS_REMOTE_ATOMIC)) {
 		nak(d, rq, WIRE_NAK_INVALID_REQ, p->psn, PMR_EVENT_QP_REQ_ERR);
 		return;
@@ -461,21 +475,13 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	r->va = 0;
 	r->rkey = 0;
 	r->len = 0;
-	r->orig = orig;
-	r->active = false;
+	r->orig = orig;         /* (not active: checked above) */
 	r->sent = 0;
 	r->next_psn = 0;
-	res_advance(rq);
+	rq->res_next = res_after(rq->res_next);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, 1);
-	if (rq->res_busy == 0) {
-		atomic_ack(d, rq, p->psn, orig);
-		return;
-	}
-	/* after the READ responses still to go (answers in PSN order) */
-	r->active = true;
-	rq->res_busy++;
-	read_answer(d, rq);
+	atomic_answer(d, rq, r);
 }
 
 static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
@@ -496,15 +502,8 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	if (fl & WIRE_OPF_ATOMIC) {
 		/* never executed twice: replay the saved result */
 		r = res_find(rq, 2, p->psn);
-		if (r == NULL || r->active)
-			return;         /* (its answer is still to go) */
-		if (rq->res_busy == 0) {
-			atomic_ack(d, rq, p->psn, r->orig);
-			return;
-		}
-		r->active = true;       /* behind the READ responses */
-		rq->res_busy++;
-		read_answer(d, rq);
+		if (r != NULL && !r->active)    /* (else still to go) */
+			atomic_answer(d, rq, r);
 		return;
 	}
 	/* SEND / WRITE: acknowledge again, up to what was executed */
@@ -777,14 +776,14 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 			   unsigned int budget, bool ack_now)
 {
 	unsigned int done = 0;
-	uint32_t slots, first;
+	uint32_t first;
 
 	if (rq->res_busy != 0) {
 		/* answers go out in PSN order: oldest resource first, and
 		 * none after one that could not finish */
-		slots = res_slots(rq);
-		first = res_cur(rq);
-		for (uint32_t i = 0; i < slots && done < budget; i++) {
+		first = rq->res_next;
+		for (uint32_t i = 0; i < PMR_MAX_RD_ATOMIC && done < budget;
+		     i++) {
 			struct roce_res *r = &rq->res[first];
 
 			if (r->active && r->kind == 2) {
@@ -798,8 +797,7 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 				if (r->active)
 					break;
 			}
-			if (++first == slots)
-				first = 0;
+			first = res_after(first);
 		}
 		/* the ACK or NAK owed is for a later PSN: it waits */
 		if (rq->res_busy != 0)
