@@ -401,6 +401,23 @@ static void wqe_begun(struct roce_qp *rq)
 		rq->started_idx++;
 }
 
+/*
+ * The WQE at req_idx failed locally with `err`: it completes in order,
+ * once everything before it is done (req_idx is cons).  @return whether
+ * it did and the QP is still in RTS, so the requester goes on.
+ */
+static bool retire_local(struct roce_qp *rq, enum pmr_wc_status err,
+			 uint32_t cons)
+{
+	if (rq->req_idx != cons)
+		return false;
+	wqe_begun(rq);
+	pmr_sq_retire(rq->qp, err, 0, 0);
+	rq->req_idx++;
+	rq->req_off = 0;
+	return pmr_qp_state(rq->qp) == PMR_QPS_RTS;
+}
+
 void roce_req_arm(struct roce_qp *rq, uint64_t now)
 {
 	if (rq->arm_ack && rq->ack_deadline == 0)
@@ -418,7 +435,6 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	bool rc = qp->pub.qp_type == PMR_QPT_RC;
 	uint32_t mtu = path_mtu(qp);
 	unsigned int done = 0;
-	bool failed = false;	/* the WQE at req_idx failed to be sent */
 
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
@@ -446,26 +462,17 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
-		if (rq->req_off == 0 && !failed) {
+		if (rq->req_off == 0) {
 			/* starting (or restarting) this WQE: same PSNs again */
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
 			s->local_err = wqe_validate(qp, w, mtu);
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
-			/* fails in order: once everything before it is done */
-			if (rq->req_idx == cons) {
-				wqe_begun(rq);
-				pmr_sq_retire(qp, s->local_err, 0, 0);
-				rq->req_idx++;
-				rq->req_off = 0;
-				failed = false;
-				done++;
-				if (pmr_qp_state(qp) != PMR_QPS_RTS)
-					break;
-				continue;
-			}
-			break;
+			if (!retire_local(rq, s->local_err, cons))
+				break;
+			done++;
+			continue;
 		}
 		if (rc) {
 			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
@@ -483,10 +490,12 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			break;
 		}
 		if (r < 0) {
-			/* kept, not checked again (a failure on the first
-			 * packet would be undone by wqe_validate) */
+			/* not checked again: it would undo a failure of the
+			 * first packet */
 			s->local_err = PMR_WC_LOC_PROT_ERR;
-			failed = true;
+			if (!retire_local(rq, s->local_err, cons))
+				break;
+			done++;
 			continue;
 		}
 		done++;
