@@ -490,8 +490,9 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			break;
 		}
 		if (r < 0) {
-			/* not checked again: it would undo a failure of the
-			 * first packet */
+			/* retired now if its turn has come (not checked
+			 * again first: that would undo a first packet's
+			 * failure); else a later run starts it again */
 			s->local_err = PMR_WC_LOC_PROT_ERR;
 			if (!retire_local(rq, s->local_err, cons))
 				break;

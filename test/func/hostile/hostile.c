@@ -1534,12 +1534,14 @@ static void case17(void)
 	      "%u requests, expected the READ and the FETCH_ADD", k);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
-	k = requests_until(q.dqpn, 3, 200);
-	CHECK(k >= 3 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[2].psn == wire_psn_add(p0, 1),
-	      "%u requests, expected the READ again from its second response "
-	      "(third: opcode 0x%02x psn 0x%x)", k, k >= 3 ? ans[2].opcode : 0,
-	      k >= 3 ? ans[2].psn : 0);
+	k = requests_until(q.dqpn, 4, 200);
+	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[2].psn == wire_psn_add(p0, 1) &&
+	      ans[3].opcode == WIRE_OP_RC_FETCH_ADD &&
+	      ans[3].psn == wire_psn_add(p0, 2),
+	      "%u requests, expected the READ again from its second response, "
+	      "then the FETCH_ADD (third: opcode 0x%02x psn 0x%x)", k,
+	      k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0);
 	nw = wcs_of(q.qpn, w, 16);
 	CHECK(nw == 0, "%u completions before the READ was answered (first "
 	      "status %d)", nw, nw ? w[0].status : -1);

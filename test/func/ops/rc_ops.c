@@ -1891,11 +1891,12 @@ static int unowned_ip(char *ip)
 	return 0;
 }
 
-/* QP 0 alone, made with *s (its local ACK timeout set to 8, ~1 ms, and
+/* QP 0 alone, made with *s (its local ACK timeout set to `timeout`, and
  * retry_cnt to 2), towards QP dqpn at ip; no completion or event kept. */
-static void lone_qp(struct qpspec *s, uint32_t dqpn, const char *ip)
+static void lone_qp(struct qpspec *s, unsigned int timeout, uint32_t dqpn,
+		    const char *ip)
 {
-	s->timeout = 8;
+	s->timeout = timeout;
 	s->retry_cnt = 2;
 	stash_clear();
 	naevs = 0;
@@ -1928,7 +1929,7 @@ static int case_arp_timeout(void)
 	int r;
 
 	TRY(unowned_ip(ip));
-	lone_qp(&s, 0x4321, ip);
+	lone_qp(&s, 8, 0x4321, ip);    /* ~1 ms */
 	TRY(pmr_roce_port_stats(dev, &a));
 	wait_ns = 3000000000ull;
 	t0 = pmrt_now_ns();
@@ -1978,7 +1979,7 @@ static int case_sqd_unresolved(void)
 	char ip[INET_ADDRSTRLEN];
 
 	TRY(unowned_ip(ip));
-	lone_qp(&s, 0x4321, ip);
+	lone_qp(&s, 8, 0x4321, ip);    /* ~1 ms */
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	TRY(to_sqd(true));
 	TRY(expect_drained(1));
@@ -1997,8 +1998,8 @@ static int case_sqd_unresolved(void)
 /*
  * RTS -> SQD (SQ_DRAINED asked for) while a SEND goes to a QP number the
  * server does not have: nobody ACKs it, so it ends in RETRY_EXC_ERR in
- * SQD (timeout 8 ~ 1 ms, retry_cnt 2) and the QP goes to ERR.  SQ_DRAINED
- * never comes, and the QP no longer costs the engine a visit per run
+ * SQD (timeout 12 ~ 17 ms, retry_cnt 2: well after the 2 ms the SEND is
+ * given to go out) and the QP goes to ERR.  SQ_DRAINED never comes, and the QP no longer costs the engine a visit per run
  * (qps_active back to 0).
  */
 static int case_sqd_err(void)
@@ -2008,7 +2009,7 @@ static int case_sqd_err(void)
 	struct pmr_roce_port_stats st;
 	uint64_t id = wr_seq++;
 
-	lone_qp(&s, 0xFFFFF0, peer_ip);
+	lone_qp(&s, 12, 0xFFFFF0, peer_ip);   /* ~17 ms */
 	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
 	/* the SEND has begun (its first packet is out) before SQD */
 	spin_ns(2000000);
