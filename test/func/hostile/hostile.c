@@ -1366,13 +1366,38 @@ static void two_reads(const struct vqp *q, uint32_t psn)
 	}
 }
 
+/* A 64-byte WRITE ONLY to QP q at psn with a bad rkey. */
+static void bad_write(const struct vqp *q, uint32_t psn)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, psn);
+	b.va = mr_va;
+	b.rkey = mr_rkey ^ 0x100;
+	b.dma_len = 64;
+	send_pkt(&b, 64, 0x3C, false);
+}
+
+/* A FETCH_ADD of `add` to the MR's word at offset 128, to QP q at psn. */
+static void fetch_add(const struct vqp *q, uint32_t psn, uint64_t add)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_FETCH_ADD, q->qpn, psn);
+	b.va = mr_va + 128;
+	b.rkey = mr_rkey;
+	b.swap_add = add;
+	send_pkt(&b, 0, 0, false);
+}
+
 /*
  * After two_reads(q, psn) and requests behind them: every READ response
  * in PSN order first, then exactly one more answer, with opcode op,
- * syndrome syn (ACK opcode only) and PSN apsn.  @return failed checks.
+ * syndrome syn (ACK opcode only) and PSN apsn; the QP in `state`.
+ * @return failed checks.
  */
 static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
-		      uint8_t syn, uint32_t apsn)
+		      uint8_t syn, uint32_t apsn, int state)
 {
 	unsigned int nresp = 0, nafter = 0;
 	int bad = 0;
@@ -1400,6 +1425,8 @@ static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
 	      TWO_READS);
 	CHECK(nafter == 1, "%u answers after the READ responses, expected 1",
 	      nafter);
+	CHECK(qp_state_of(q->qpn) == state, "QP state %d, expected %d",
+	      qp_state_of(q->qpn), state);
 	return bad;
 }
 
@@ -1412,19 +1439,13 @@ static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
 static void case16(void)
 {
 	struct vqp q = new_qp(0x16000);
-	struct wire_build b;
 	uint32_t wpsn = wire_psn_add(q.epsn, TWO_READS);
 	int bad;
 
 	two_reads(&q, q.epsn);
-	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wpsn);
-	b.va = mr_va;
-	b.rkey = mr_rkey ^ 0x100;
-	b.dma_len = 64;
-	send_pkt(&b, 64, 0x3C, false);
-	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn);
-	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
-	      qp_state_of(q.qpn));
+	bad_write(&q, wpsn);
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
+			 ST_ERR);
 	verdict("16 two READs then a bad WRITE -> every READ response, then "
 		"the NAK", bad);
 }
@@ -1437,27 +1458,16 @@ static void case16(void)
 static void case18(void)
 {
 	struct vqp q = new_qp(0x18000);
-	struct wire_build b;
 	uint32_t apsn = wire_psn_add(q.epsn, TWO_READS);
 	int bad;
 
 	two_reads(&q, q.epsn);
-	for (int i = 0; i < 2; i++) {
-		build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, apsn);
-		b.va = mr_va + 128;
-		b.rkey = mr_rkey;
-		b.swap_add = 1;
-		send_pkt(&b, 0, 0, false);
-	}
-	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, apsn);
-	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
-	      qp_state_of(q.qpn));
+	fetch_add(&q, apsn, 1);
+	fetch_add(&q, apsn, 1);
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, apsn,
+			 ST_RTS);
 	/* the add undone: the MR is the guard pattern again for the end */
-	build_base(&b, WIRE_OP_RC_FETCH_ADD, q.qpn, wire_psn_add(apsn, 1));
-	b.va = mr_va + 128;
-	b.rkey = mr_rkey;
-	b.swap_add = UINT64_MAX;
-	send_pkt(&b, 0, 0, false);
+	fetch_add(&q, wire_psn_add(apsn, 1), UINT64_MAX);
 	rx_drain(20);
 	verdict("18 two READs, a FETCH_ADD and its duplicate -> the READ "
 		"responses, then one atomic ACK", bad);
@@ -1478,14 +1488,9 @@ static void case19(void)
 	two_reads(&q, q.epsn);
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(wpsn, 1));
 	send_pkt(&b, 16, 0x3C, false);
-	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q.qpn, wpsn);
-	b.va = mr_va;
-	b.rkey = mr_rkey ^ 0x100;
-	b.dma_len = 64;
-	send_pkt(&b, 64, 0x3C, false);
-	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn);
-	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
-	      qp_state_of(q.qpn));
+	bad_write(&q, wpsn);
+	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
+			 ST_ERR);
 	verdict("19 two READs, a sequence NAK owed, then a bad WRITE -> the "
 		"READ responses, then only the fatal NAK", bad);
 }
