@@ -152,9 +152,12 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 }
 
 /*
- * The answer for `psn` belongs to a WQE after the oldest one (a READ or
- * atomic whose own answers were lost: ack_upto() has sent it again).
- * Dropped; the WQE is answered again after the one before it.
+ * The answer for `psn` belongs to a WQE after the oldest one (a READ
+ * whose last answers were lost: ack_upto() has asked for them again).
+ * Dropped; the WQE is answered again after the one before it.  A READ
+ * response needs no such check: an oldest READ or atomic that it passes
+ * has been rewound by ack_upto(), so it is either not started again
+ * (head_wqe() finds nothing) or a READ that takes the response as a gap.
  */
 static bool later_answer(const struct roce_swqe_st *s, uint32_t psn)
 {
@@ -173,7 +176,7 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 	if (!ack_upto(rq, wire_psn_add(p->psn, 0xffffff)))
 		return;
 	w = head_wqe(rq, &s);
-	if (w == NULL || later_answer(s, p->psn))
+	if (w == NULL)
 		return;
 	if (w->opcode != PMR_WR_RDMA_READ) {
 		fail_head(rq, PMR_WC_BAD_RESP_ERR);

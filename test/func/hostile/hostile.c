@@ -398,9 +398,10 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 /*
  * Post a 2048-byte READ (wr_id 7100, into the scratch MR's first 2048
  * bytes) and a FETCH_ADD (7101, add 3, its result at scratch + 2048) on QP
- * qpn, both signaled, from remote address 0x10000, rkey 0x4242.
+ * qpn, both signaled, from remote address 0x10000, rkey 0x4242; in that
+ * order, or the FETCH_ADD first when atomic_first.
  */
-static void v_post_read_atomic(uint32_t qpn)
+static void v_post_read_atomic(uint32_t qpn, bool atomic_first)
 {
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_send_wr wr[2], *bad;
@@ -419,8 +420,8 @@ static void v_post_read_atomic(uint32_t qpn)
 		wr[i].sg_list = &sg[i];
 		wr[i].num_sge = 1;
 		wr[i].send_flags = PMR_SEND_SIGNALED;
-		wr[i].next = i ? NULL : &wr[1];
 	}
+	wr[0].next = &wr[1];
 	wr[0].opcode = PMR_WR_RDMA_READ;
 	wr[0].wr.rdma.remote_addr = 0x10000;
 	wr[0].wr.rdma.rkey = 0x4242;
@@ -428,7 +429,11 @@ static void v_post_read_atomic(uint32_t qpn)
 	wr[1].wr.atomic.remote_addr = 0x10000;
 	wr[1].wr.atomic.rkey = 0x4242;
 	wr[1].wr.atomic.compare_add = 3;
-	if (pmr_post_send(qp, wr, &bad))
+	if (atomic_first) {
+		wr[0].next = NULL;
+		wr[1].next = &wr[0];
+	}
+	if (pmr_post_send(qp, atomic_first ? &wr[1] : wr, &bad))
 		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
 	else
 		vsay("OK");
@@ -477,8 +482,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POST %u %u %x %u", &a1, &a2, &a3,
 			       &a4)) >= 3) {
 		v_post_sends(a1, a2, a3, k == 4 && a4);
-	} else if (sscanf(line, "POSTRA %u", &a1) == 1) {
-		v_post_read_atomic(a1);
+	} else if ((k = sscanf(line, "POSTRA %u %u", &a1, &a2)) >= 1) {
+		v_post_read_atomic(a1, k == 2 && a2);
 
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
@@ -1568,6 +1573,66 @@ static void case17(void)
 		"-> the rest of the READ asked again, both complete", bad);
 }
 
+/*
+ * The requester when an atomic's answer is lost: it posts a FETCH_ADD and
+ * a 2048-byte READ behind it; we send the READ's first response, not the
+ * atomic ACK.  That response, for a later PSN, says the atomic ACK was
+ * lost: the requester sends the FETCH_ADD again (and the READ behind it)
+ * and drops the response, meant for a WR after the one it is waiting for,
+ * instead of failing the FETCH_ADD with BAD_RESP_ERR; answered, both
+ * complete.
+ */
+static void case20(void)
+{
+	struct vqp q = new_qp(0x20000);
+	struct wcrec w[16];
+	uint32_t p0 = q.sqpsn;
+	unsigned int k, nw;
+	const char *r;
+	int bad = 0;
+
+	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
+		die("SCRATCH failed");
+	r = ctl("POSTRA %u 1", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
+	k = requests_until(q.dqpn, 2, 200);
+	CHECK(k == 2 && ans[0].opcode == WIRE_OP_RC_FETCH_ADD &&
+	      ans[0].psn == p0 && ans[1].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[1].psn == wire_psn_add(p0, 1),
+	      "%u requests, expected the FETCH_ADD and the READ", k);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
+	       1024);
+	k = requests_until(q.dqpn, 4, 200);
+	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_FETCH_ADD &&
+	      ans[2].psn == p0 && ans[3].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[3].psn == wire_psn_add(p0, 1),
+	      "%u requests, expected the FETCH_ADD again, then the READ "
+	      "(third: opcode 0x%02x psn 0x%x)", k,
+	      k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 0, "%u completions before the FETCH_ADD was answered "
+	      "(first status %d)", nw, nw ? w[0].status : -1);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, p0, 0, 0);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
+	       1024);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 2), 2, 1024);
+	rx_drain(50);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 2 && w[0].wr_id == 7101 && w[0].status == PMR_WC_SUCCESS &&
+	      w[0].opcode == PMR_WC_FETCH_ADD && w[1].wr_id == 7100 &&
+	      w[1].status == PMR_WC_SUCCESS && w[1].opcode == PMR_WC_RDMA_READ &&
+	      w[1].len == 2048,
+	      "%u completions (first wr_id %" PRIu64 " status %d, second "
+	      "wr_id %" PRIu64 " status %d), expected FETCH_ADD and READ "
+	      "successful", nw, nw ? w[0].wr_id : 0, nw ? w[0].status : -1,
+	      nw > 1 ? w[1].wr_id : 0, nw > 1 ? w[1].status : -1);
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
+	      qp_state_of(q.qpn));
+	verdict("20 requester: a READ response ahead of the atomic ACK before "
+		"it -> the FETCH_ADD sent again, the response dropped, both "
+		"complete", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -2175,6 +2240,7 @@ static int attacker(const char *path)
 	case17();
 	case18();
 	case19();
+	case20();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
