@@ -41,6 +41,10 @@ struct pmr_roce_port_stats {
 	uint64_t out_of_seq;         /**< requests beyond the expected PSN */
 	uint64_t ack_solicits;       /**< last packets sent again to ask for
 				      *   the ACK of an unsignaled tail */
+	uint64_t doorbells;          /**< QPs the engine took from the
+				      *   doorbell stack: sends posted while
+				      *   the engine was busy, or in manual
+				      *   or service mode */
 	uint64_t qps_active;         /**< not a counter: the QPs with work
 				      *   owed, which every engine run visits
 				      *   (the others cost it nothing) */

@@ -364,7 +364,10 @@ static void qp_apply_resets(struct roce_qp *rq)
 
 static void doorbell(struct pmr_qp_obj *qp, void *arg)
 {
-	roce_qp_activate(arg, qp->priv);
+	struct roce_dev *d = arg;
+
+	d->st.doorbells++;
+	roce_qp_activate(d, qp->priv);
 }
 
 /* The earliest local ACK or solicit deadline of an RC QP in RTS or SQD
