@@ -74,17 +74,21 @@ static void resp_acks(struct roce_qp *rq, uint32_t psn)
  * a fatal NAK is what the requester must hear), except that an RNR or
  * sequence NAK does not replace one owed for the same PSN.
  */
+/* A NAK that moves the QP to ERR (not RNR, not PSN sequence). */
+static bool nak_fatal(uint8_t syn)
+{
+	return wire_syn_kind(syn) == WIRE_AETH_NAK &&
+	       wire_syn_value(syn) != WIRE_NAK_PSN_SEQ;
+}
+
 static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
-	bool fatal = wire_syn_kind(syn) == WIRE_AETH_NAK &&
-		     wire_syn_value(syn) != WIRE_NAK_PSN_SEQ;
-
 	if (rq->res_busy == 0) {
 		send_aeth(d, rq, syn, psn);
 		return;
 	}
-	if (rq->nak_owed && rq->nak_psn == psn && !fatal)
+	if (rq->nak_owed && rq->nak_psn == psn && !nak_fatal(syn))
 		return;
 	rq->nak_owed = true;
 	rq->nak_syn = syn;
@@ -110,9 +114,34 @@ static unsigned int owed_out(struct roce_dev *d, struct roce_qp *rq, bool ack)
 	return n;
 }
 
+/* Forget every answer owed: READ responses, atomic ACKs, ACK, NAK. */
+static void answers_drop(struct roce_qp *rq)
+{
+	rq->ack_pending = false;
+	memset(rq->res, 0, sizeof(rq->res));
+	rq->res_next = 0;
+	rq->res_busy = 0;
+	rq->nak_owed = false;
+}
+
+/*
+ * A QP in ERR sends nothing more (the application moved it there, or its
+ * requester failed), but for a fatal NAK of its own: that one still goes,
+ * after the answers owed before it.  @return true when what is owed must
+ * be dropped.
+ */
+static bool answers_stopped(const struct roce_qp *rq)
+{
+	return pmr_qp_state(rq->qp) == PMR_QPS_ERR &&
+	       (rq->ack_pending || rq->res_busy != 0 || rq->nak_owed) &&
+	       !(rq->nak_owed && nak_fatal(rq->nak_syn));
+}
+
 void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
 {
-	owed_out(d, rq, pmr_qp_state(rq->qp) != PMR_QPS_ERR);
+	if (answers_stopped(rq))
+		answers_drop(rq);
+	owed_out(d, rq, true);
 	rq->ack_pending = false;
 }
 
@@ -144,12 +173,8 @@ void roce_resp_reset(struct roce_qp *rq)
 	rq->in_send = false;
 	rq->in_write = false;
 	rq->recv_off = 0;
-	rq->ack_pending = false;
 	rq->uc_drop = false;
-	memset(rq->res, 0, sizeof(rq->res));
-	rq->res_next = 0;
-	rq->res_busy = 0;
-	rq->nak_owed = false;
+	answers_drop(rq);
 }
 
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
@@ -778,6 +803,10 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 	unsigned int done = 0;
 	uint32_t first;
 
+	if (answers_stopped(rq)) {
+		answers_drop(rq);
+		return 0;
+	}
 	if (rq->res_busy != 0) {
 		/* answers go out in PSN order: oldest resource first, and
 		 * none after one that could not finish */

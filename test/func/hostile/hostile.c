@@ -100,6 +100,7 @@ static unsigned int nwlog;
 static struct { uint32_t qpn; int type; } elog[MAXLOG];
 static unsigned int nelog;
 static int vfd = -1;
+static bool held;                 /* HOLD: no engine run until STEPERR */
 
 static void vsay(const char *fmt, ...)
 {
@@ -465,9 +466,42 @@ static void v_tclass(uint32_t qpn, uint8_t tclass)
 		vsay("OK");
 }
 
+/*
+ * After HOLD: one engine run that takes in at most `frames` frames, then
+ * QP qpn moved to ERR or RESET, or destroyed, by the application (action
+ * ERR, RESET, DESTROY); the engine runs again from then on.
+ */
+static void v_step(uint32_t qpn, unsigned int frames, const char *action)
+{
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_qp_attr a = { .qp_state = PMR_QPS_ERR };
+	int n = pmr_progress(ctx, frames), ret = -1;
+
+	held = false;
+	if (qp == NULL || n < 0) {
+		vsay("FAIL STEP");
+		return;
+	}
+	if (strcmp(action, "DESTROY") == 0) {
+		ret = pmr_destroy_qp(qp);
+		for (unsigned int i = 0; ret == 0 && i < nqps; i++)
+			if (qps[i] == qp)
+				qps[i] = qps[--nqps];
+	} else if (strcmp(action, "RESET") == 0 || strcmp(action, "ERR") == 0) {
+		if (action[0] == 'R')
+			a.qp_state = PMR_QPS_RESET;
+		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+	}
+	if (ret != 0)
+		vsay("FAIL STEP %s", action);
+	else
+		vsay("OK %d", n);
+}
+
 static void v_cmd(char *line)
 {
 	unsigned int a1, a2, a3, a4, a5;
+	char word[16];
 	int k;
 
 	if (strcmp(line, "INFO") == 0) {
@@ -535,6 +569,11 @@ static void v_cmd(char *line)
 		for (size_t i = 0; i < sizeof(scratch); i++)
 			same += scratch[i] == (uint8_t)a1;
 		vsay("OK %d %u", ret, same);
+	} else if (strcmp(line, "HOLD") == 0) {
+		held = true;
+		vsay("OK");
+	} else if (sscanf(line, "STEP %u %u %15s", &a1, &a2, word) == 3) {
+		v_step(a1, a2, word);
 	} else if (strcmp(line, "STATS") == 0) {
 		v_stats();
 	} else if (strcmp(line, "GUARDS") == 0) {
@@ -571,7 +610,8 @@ static _Noreturn void victim(const char *path)
 	       udqp->qp_num, mr->rkey, mr->addr);
 	fflush(stdout);
 	for (;;) {
-		v_engine();
+		if (!held)
+			v_engine();
 		if (vfd < 0) {
 			vfd = accept(lfd, NULL, NULL);
 			if (vfd >= 0)
@@ -595,7 +635,7 @@ static _Noreturn void victim(const char *path)
 				break;
 			*nl = 0;
 			/* let answers and completions settle first */
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < 4 && !held; i++)
 				v_engine();
 			v_cmd(buf);
 			have -= (size_t)(nl + 1 - buf);
@@ -1396,13 +1436,14 @@ static void fetch_add(const struct vqp *q, uint32_t psn, uint64_t add)
 }
 
 /*
- * After two_reads(q, psn) and requests behind them: every READ response
- * in PSN order first, then exactly one more answer, with opcode op,
- * syndrome syn (ACK opcode only) and PSN apsn; the QP in `state`.
- * @return failed checks.
+ * After two_reads(q, psn) and requests behind them: READ responses in PSN
+ * order first, all of them (every_read) or at least one but not all (the
+ * rest dropped), then exactly one more answer, with opcode op, syndrome
+ * syn (ACK opcode only) and PSN apsn; the QP in `state` (-1: the QP is
+ * gone).  @return failed checks.
  */
 static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
-		      uint8_t syn, uint32_t apsn, int state)
+		      uint8_t syn, uint32_t apsn, int state, bool every_read)
 {
 	unsigned int nresp = 0, nafter = 0;
 	int bad = 0;
@@ -1426,12 +1467,14 @@ static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
 		      ans[i].psn, op, syn, apsn);
 		nafter++;
 	}
-	CHECK(nresp == TWO_READS, "%u READ responses, expected %u", nresp,
-	      TWO_READS);
+	CHECK(every_read ? nresp == TWO_READS : nresp > 0 && nresp < TWO_READS,
+	      "%u READ responses, expected %s %u", nresp,
+	      every_read ? "" : "fewer than", TWO_READS);
 	CHECK(nafter == 1, "%u answers after the READ responses, expected 1",
 	      nafter);
-	CHECK(qp_state_of(q->qpn) == state, "QP state %d, expected %d",
-	      qp_state_of(q->qpn), state);
+	if (state >= 0)
+		CHECK(qp_state_of(q->qpn) == state, "QP state %d, expected %d",
+		      qp_state_of(q->qpn), state);
 	return bad;
 }
 
@@ -1450,7 +1493,7 @@ static void case16(void)
 	two_reads(&q, q.epsn);
 	bad_write(&q, wpsn);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
-			 ST_ERR);
+			 ST_ERR, true);
 	verdict("16 two READs then a bad WRITE -> every READ response, then "
 		"the NAK", bad);
 }
@@ -1470,7 +1513,7 @@ static void case18(void)
 	fetch_add(&q, apsn, 1);
 	fetch_add(&q, apsn, 1);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, apsn,
-			 ST_RTS);
+			 ST_RTS, true);
 	/* the add undone: the MR is the guard pattern again for the end */
 	fetch_add(&q, wire_psn_add(apsn, 1), UINT64_MAX);
 	rx_drain(20);
@@ -1495,9 +1538,86 @@ static void case19(void)
 	send_pkt(&b, 16, 0x3C, false);
 	bad_write(&q, wpsn);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
-			 ST_ERR);
+			 ST_ERR, true);
 	verdict("19 two READs, a sequence NAK owed, then a bad WRITE -> the "
 		"READ responses, then only the fatal NAK", bad);
+}
+
+/*
+ * The application moves a QP to ERR while it answers a READ: a READ of the
+ * whole MR (64 responses) taken in by one engine run, which sends the
+ * first ROCE_RX_BURST (32) of them, then modify_qp to ERR.  A QP in ERR
+ * sends nothing more: no further response, no ACK.
+ */
+static void case21(void)
+{
+	struct vqp q = new_qp(0x21000);
+	struct wire_build b;
+	unsigned int k, last = 0;
+	const char *r;
+	int bad = 0, n = -1;
+
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn, q.epsn);
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = MR_SIZE;
+	send_pkt(&b, 0, 0, false);
+	r = ctl("STEP %u 1 ERR", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 1,
+	      "STEP: %s (expected one frame taken in)", r);
+	rx_drain(100);
+	k = ans_count(q.dqpn, -1, -1);
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == q.dqpn &&
+		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_MIDDLE)
+			last++;
+	CHECK(k == 32 && last == 0, "%u answers (%u not FIRST or MIDDLE), "
+	      "expected the 32 responses of the one run before ERR", k, last);
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q.qpn));
+	verdict("21 modify_qp to ERR mid-READ -> no response after it", bad);
+}
+
+/*
+ * A fatal NAK owed behind READ responses when the application resets or
+ * destroys the QP: one engine run takes in two READs and a WRITE with a
+ * bad rkey (it sends the first READ's responses; the second READ and the
+ * NAK wait), then the QP goes to RESET, or is destroyed, at once.  The
+ * NAK still leaves (the requester must hear why), the responses not yet
+ * sent do not.
+ */
+static void reset_owed(uint32_t epsn, const char *action, int state,
+		       const char *what)
+{
+	struct vqp q = new_qp(epsn);
+	uint32_t wpsn = wire_psn_add(q.epsn, TWO_READS);
+	const char *r;
+	int bad = 0, n = -1;
+
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	two_reads(&q, q.epsn);
+	bad_write(&q, wpsn);
+	r = ctl("STEP %u 3 %s", q.qpn, action);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 3,
+	      "STEP: %s (expected three frames taken in)", r);
+	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
+			  state, false);
+	verdict(what, bad);
+}
+
+/* cases 22 (RESET) and 23 (destroy) */
+static void case22(void)
+{
+	reset_owed(0x22000, "RESET", PMR_QPS_RESET, "22 a NAK owed behind "
+		   "READ responses, the QP reset -> the NAK goes, the rest of "
+		   "the responses not");
+	reset_owed(0x22800, "DESTROY", -1, "23 a NAK owed behind READ "
+		   "responses, the QP destroyed -> the NAK goes, the rest of "
+		   "the responses not");
 }
 
 /* An answer to the victim's requester on QP q: a READ response of plen
@@ -2241,6 +2361,8 @@ static int attacker(const char *path)
 	case18();
 	case19();
 	case20();
+	case21();
+	case22();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
