@@ -466,23 +466,47 @@ static void v_tclass(uint32_t qpn, uint8_t tclass)
 		vsay("OK");
 }
 
+/* QP qpn from RTS through SQD (max_dest_rd_atomic set to n there) back
+ * to RTS.  @return 0 or the failing modify's error. */
+static int v_dest_rd_atomic(struct pmr_qp *qp, unsigned int n)
+{
+	struct pmr_qp_attr a = { .qp_state = PMR_QPS_SQD };
+	int ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+
+	a.max_dest_rd_atomic = (uint8_t)n;
+	if (ret == 0)
+		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE |
+				    PMR_QP_MAX_DEST_RD_ATOMIC);
+	a.qp_state = PMR_QPS_RTS;
+	if (ret == 0)
+		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+	return ret;
+}
+
 /*
- * After HOLD: one engine run that takes in at most `frames` frames, then
- * QP qpn moved to ERR or RESET, or destroyed, by the application (action
- * ERR, RESET, DESTROY); the engine runs again from then on.
+ * After HOLD: one engine run that takes in at most `frames` frames (none
+ * when 0), then by the application: QP qpn moved to ERR or RESET, or
+ * destroyed (action ERR, RESET, DESTROY), its max_dest_rd_atomic set to
+ * N in SQD (RDA<N>), or nothing (NONE).  The engine runs again from then
+ * on.
  */
 static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 {
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_qp_attr a = { .qp_state = PMR_QPS_ERR };
-	int n = pmr_progress(ctx, frames), ret = -1;
+	int n = frames ? pmr_progress(ctx, frames) : 0, ret = -1;
+	unsigned int rda;
 
 	held = false;
 	if (qp == NULL || n < 0) {
 		vsay("FAIL STEP");
 		return;
 	}
-	if (strcmp(action, "DESTROY") == 0) {
+	if (strcmp(action, "NONE") == 0) {
+		ret = 0;
+	} else if (sscanf(action, "RDA%u", &rda) == 1) {
+		ret = v_dest_rd_atomic(qp, rda);
+	} else if (strcmp(action, "DESTROY") == 0) {
 		ret = pmr_destroy_qp(qp);
 		for (unsigned int i = 0; ret == 0 && i < nqps; i++)
 			if (qps[i] == qp)
@@ -1397,11 +1421,11 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
 /* Two READs of the whole MR to QP q from PSN psn: 2 * MR_SIZE / 1024
  * responses at MTU 1024, more than one engine run sends. */
 #define TWO_READS (2 * (MR_SIZE / 1024))
-static void two_reads(const struct vqp *q, uint32_t psn)
+static void reads(const struct vqp *q, uint32_t psn, uint32_t n)
 {
 	struct wire_build b;
 
-	for (uint32_t i = 0; i < 2; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn,
 			   wire_psn_add(psn, i * (TWO_READS / 2)));
 		b.va = mr_va;
@@ -1409,6 +1433,11 @@ static void two_reads(const struct vqp *q, uint32_t psn)
 		b.dma_len = MR_SIZE;
 		send_pkt(&b, 0, 0, false);
 	}
+}
+
+static void two_reads(const struct vqp *q, uint32_t psn)
+{
+	reads(q, psn, 2);
 }
 
 /* A 64-byte WRITE ONLY to QP q at psn with a bad rkey. */
@@ -1618,6 +1647,83 @@ static void case22(void)
 	reset_owed(0x22800, "DESTROY", -1, "23 a NAK owed behind READ "
 		   "responses, the QP destroyed -> the NAK goes, the rest of "
 		   "the responses not");
+}
+
+/* Every answer to QP q so far is a READ response, n of them from psn on,
+ * in PSN order.  @return failed checks. */
+static int in_order(const struct vqp *q, uint32_t psn, unsigned int n,
+		    const char *what)
+{
+	unsigned int k = 0, ok = 0;
+	int bad = 0;
+
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn != q->dqpn)
+			continue;
+		ok += ans[i].psn == wire_psn_add(psn, k) &&
+		      ans[i].opcode >= WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		      ans[i].opcode <= WIRE_OP_RC_READ_RESPONSE_ONLY;
+		k++;
+	}
+	CHECK(k == n && ok == n, "%u answers, %u of them READ responses in "
+	      "order, expected %u for %s", k, ok, n, what);
+	return bad;
+}
+
+/*
+ * max_dest_rd_atomic lowered from 16 to 1 (in SQD) while a READ waits to
+ * be answered in the second slot: one engine run takes in two READs (the
+ * first answered, the second not begun), then the modify.  The second
+ * READ is answered all the same, and a third one after it: the slots go
+ * round whatever the attribute says.
+ */
+static void case24(void)
+{
+	struct vqp q = new_qp(0x24000);
+	const char *r;
+	int bad = 0, n = -1;
+
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	two_reads(&q, q.epsn);
+	r = ctl("STEP %u 2 RDA1", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
+	      "STEP: %s (expected two frames taken in)", r);
+	rx_drain(100);
+	bad += in_order(&q, q.epsn, TWO_READS, "the two READs");
+	reads(&q, wire_psn_add(q.epsn, TWO_READS), 1);
+	rx_drain(100);
+	bad += in_order(&q, q.epsn, TWO_READS + TWO_READS / 2,
+			"and the third");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
+	      qp_state_of(q.qpn));
+	verdict("24 max_dest_rd_atomic 16 -> 1 with a READ waiting in the "
+		"second slot -> it is answered, and the next READ", bad);
+}
+
+/*
+ * max_dest_rd_atomic 1 and a second READ while the first is answered:
+ * one engine run takes in two READs; the second is one too many, an
+ * invalid request NAK that follows the first READ's responses.
+ */
+static void case25(void)
+{
+	struct vqp q = new_qp(0x25000);
+	const char *r;
+	int bad = 0, n = -1;
+
+	r = ctl("STEP %u 0 RDA1", q.qpn);
+	CHECK(strncmp(r, "OK", 2) == 0, "STEP RDA1: %s", r);
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	two_reads(&q, q.epsn);
+	r = ctl("STEP %u 2 NONE", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
+	      "STEP: %s (expected two frames taken in)", r);
+	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x61,
+			  wire_psn_add(q.epsn, TWO_READS / 2), ST_ERR, false);
+	verdict("25 max_dest_rd_atomic 1, a READ while one is answered -> "
+		"its responses, then an invalid request NAK", bad);
 }
 
 /* An answer to the victim's requester on QP q: a READ response of plen
@@ -2363,6 +2469,8 @@ static int attacker(const char *path)
 	case20();
 	case21();
 	case22();
+	case24();
+	case25();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
