@@ -1159,18 +1159,38 @@ static int drained_bad(const struct vqp *q)
 }
 
 /*
+ * The AckReq cadence of the victim's 16-entry SQs: its ackreq= (the
+ * attacker's HOSTILE_ACKREQ says which, 16 by default), capped at half
+ * the SQ.  Case 11 needs a tail of 6 and one of 2 that do not end on a
+ * packet that asks: 4, 5, 7 or 8.
+ */
+static unsigned int ackreq_every(void)
+{
+	const char *e = getenv("HOSTILE_ACKREQ");
+	unsigned int v = e ? (unsigned int)strtoul(e, NULL, 10) : 16;
+
+	if (v > 8)
+		v = 8;
+	if (v != 4 && v != 5 && v != 7 && v != 8)
+		die("HOSTILE_ACKREQ=%s: case 11 needs a cadence of 4, 5, 7 or "
+		    "8", e);
+	return v;
+}
+
+/*
  * The victim as requester, ACK coalescing (roce.rst): an unsignaled SEND
  * does not ask for an ACK (AckReq) unless it is the ackreq_every-th
- * packet since the last that asked (8 here: ackreq=16, capped at half
- * the 16-entry SQ); a signaled one always asks.  A tail that never asked
- * is asked for again once: its last packet is sent again with AckReq
- * after a quarter of the local ACK timeout (67 ms here: timeout 16,
- * 268 ms, leaves the test 200 ms to answer the solicit; retry_cnt 0:
+ * packet since the last that asked (8 by default: ackreq=16, capped at
+ * half the 16-entry SQ); a signaled one always asks.  A tail that never
+ * asked is asked for again once: its last packet is sent again with
+ * AckReq after a quarter of the local ACK timeout (67 ms here: timeout
+ * 16, 268 ms, leaves the test 200 ms to answer the solicit; retry_cnt 0:
  * one timeout would fail the QP).  Then the same in SQD: the QP finishes
  * the tail, re-sent packet included, and reports SQ_DRAINED.
  */
 static void case11(void)
 {
+	unsigned int every = ackreq_every();
 	struct stats s0, s1;
 	struct vqp q;
 	struct wcrec w[16];
@@ -1188,13 +1208,14 @@ static void case11(void)
 	CHECK(k == 7, "%u requests, expected 6 SENDs and the solicit", k);
 	for (unsigned int i = 0; i < k && i < 7; i++) {
 		uint32_t want = wire_psn_add(q.sqpsn, i < 6 ? i : 5);
+		bool ask = i == 6 || (i + 1) % every == 0;
 
 		CHECK(ans[i].dqpn == q.dqpn &&
 		      ans[i].opcode == WIRE_OP_RC_SEND_ONLY && ans[i].psn == want &&
-		      ans[i].plen == 64 && ans[i].ackreq == (i == 6),
+		      ans[i].plen == 64 && ans[i].ackreq == ask,
 		      "request %u: opcode 0x%02x psn 0x%x AckReq %d, expected "
 		      "SEND_ONLY 0x%x AckReq %d", i, ans[i].opcode, ans[i].psn,
-		      ans[i].ackreq, want, i == 6);
+		      ans[i].ackreq, want, ask);
 	}
 	ack_to(&q, wire_psn_add(q.sqpsn, 5), 6);
 	rx_drain(50);
@@ -1210,8 +1231,8 @@ static void case11(void)
 	CHECK(wcs_of(q.qpn, w, 16) == 0, "completions of unsignaled SENDs");
 	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
 
-	/* the whole SQ is free again; AckReq on the 8th and the signaled
-	 * 16th; the ACK of the last completes it alone */
+	/* the whole SQ is free again; AckReq on every `every`-th and the
+	 * signaled 16th; the ACK of the last completes it alone */
 	ans_clear();
 	psn = wire_psn_add(q.sqpsn, 6);
 	r = ctl("POST %u 16 8000", q.qpn);
@@ -1220,7 +1241,7 @@ static void case11(void)
 	CHECK(k == 16, "%u requests, expected 16", k);
 	for (unsigned int i = 0; i < k && i < 16; i++)
 		CHECK(ans[i].psn == wire_psn_add(psn, i) &&
-		      ans[i].ackreq == (i == 7 || i == 15),
+		      ans[i].ackreq == ((i + 1) % every == 0 || i == 15),
 		      "request %u: psn 0x%x AckReq %d", i, ans[i].psn,
 		      ans[i].ackreq);
 	ack_to(&q, wire_psn_add(psn, 15), 22);
@@ -1251,8 +1272,10 @@ static void case11(void)
 	ack_to(&q, wire_psn_add(psn, 1), 24);
 	rx_drain(50);
 	bad += drained_bad(&q);
-	verdict("11 requester: AckReq on signaled / every 8th, the unasked-for "
-		"tail solicited once, also in SQD", bad);
+	verdict(every == 8 ? "11 requester: AckReq on signaled / every 8th, "
+		"the unasked-for tail solicited once, also in SQD" :
+		"11 requester, another ackreq=: AckReq on signaled / every "
+		"HOSTILE_ACKREQ-th, the tail solicited once, also in SQD", bad);
 }
 
 /*
@@ -2391,6 +2414,60 @@ static char **split_args(const char *s, int *argc)
 	return v;
 }
 
+/* In the order they run (case 22 runs 22 and 23). */
+static const struct {
+	unsigned int n;
+	void (*fn)(void);
+} cases[] = {
+	{ 1, case1 },
+	{ 2, case2 },
+	{ 3, case3 },
+	{ 4, case4 },
+	{ 5, case5 },
+	{ 6, case6 },
+	{ 7, case7 },
+	{ 8, case8 },
+	{ 10, case10 },
+	{ 9, case9 },
+	{ 11, case11 },
+	{ 12, case12 },
+	{ 13, case13 },
+	{ 14, case14 },
+	{ 15, case15 },
+	{ 16, case16 },
+	{ 17, case17 },
+	{ 18, case18 },
+	{ 19, case19 },
+	{ 20, case20 },
+	{ 21, case21 },
+	{ 22, case22 },
+	{ 24, case24 },
+	{ 25, case25 },
+};
+
+/* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
+ * (all when unset). */
+static bool case_selected(unsigned int n)
+{
+	const char *sel = getenv("HOSTILE_CASES");
+	char *end;
+
+	if (sel == NULL || *sel == '\0')
+		return true;
+	while (*sel != '\0') {
+		unsigned long v = strtoul(sel, &end, 10);
+
+		if (end == sel) {
+			sel++;
+			continue;
+		}
+		if (v == n)
+			return true;
+		sel = end;
+	}
+	return false;
+}
+
 static int attacker(const char *path)
 {
 	const char *eal = getenv("HOSTILE_EAL_ARGS");
@@ -2447,30 +2524,9 @@ static int attacker(const char *path)
 	printf("attacker: MR 0x%" PRIx64 "+%u rkey 0x%x, no-remote MR rkey 0x%x, "
 	       "UD QP 0x%x\n", mr_va, mr_len, mr_rkey, nr_rkey, ud_qpn);
 
-	case1();
-	case2();
-	case3();
-	case4();
-	case5();
-	case6();
-	case7();
-	case8();
-	case10();
-	case9();
-	case11();
-	case12();
-	case13();
-	case14();
-	case15();
-	case16();
-	case17();
-	case18();
-	case19();
-	case20();
-	case21();
-	case22();
-	case24();
-	case25();
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (case_selected(cases[i].n))
+			cases[i].fn();
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");

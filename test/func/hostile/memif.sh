@@ -5,6 +5,9 @@
 # The victim (a pmrdma process, memif server, lcore 1) runs in the
 # background; the attacker (its own EAL, memif client, lcore 0) sends raw
 # frames once the victim's control socket exists.  Both must exit 0.
+# Environment: HOSTILE_DEVARGS, appended to the victim's device arguments
+# (",ackreq=4"); HOSTILE_CASES and HOSTILE_ACKREQ, read by the attacker
+# (hostile.c).
 set -uo pipefail
 prog=$1
 builddir=${2:-build}
@@ -28,7 +31,7 @@ if [ "$(pmrt_eal_mode)" != huge ]; then
 fi
 
 env PMR_EAL_ARGS="$eal_v" \
-	PMR_DEVICES="roce:port=0,ipv4=10.98.0.1,mac=02:00:00:98:00:01" \
+	PMR_DEVICES="roce:port=0,ipv4=10.98.0.1,mac=02:00:00:98:00:01${HOSTILE_DEVARGS:-}" \
 	timeout -k 5 $((t + 10)) "$prog" --role victim --ctl "$ctl" \
 	>"$logdir/victim.log" 2>&1 &
 vpid=$!
