@@ -43,8 +43,9 @@ struct pmr_roce_port_stats {
 				      *   the ACK of an unsignaled tail */
 	uint64_t doorbells;          /**< QPs the engine took from the
 				      *   doorbell stack: sends posted while
-				      *   the engine was busy, or in manual
-				      *   or service mode */
+				      *   the engine was busy, in manual or
+				      *   service mode, or to a QP in SQE or
+				      *   ERR */
 	uint64_t qps_active;         /**< not a counter: the QPs with work
 				      *   owed, which every engine run visits
 				      *   (the others cost it nothing) */

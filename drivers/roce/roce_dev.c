@@ -710,7 +710,7 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	struct roce_qp *rq = qp->priv;
 	struct roce_dev *d = qp->ctx->dev->priv;
 
-	/* an ACK still owed goes out now: the peer's WR completes */
+	/* an ACK or a NAK still owed goes out now (roce_resp_send_owed()) */
 	if (rq->ack_pending || rq->nak_owed) {
 		roce_resp_send_owed(d, rq);
 		roce_tx_flush(d);

@@ -66,6 +66,13 @@ static void resp_acks(struct roce_qp *rq, uint32_t psn)
 		rq->ack_pending = false;
 }
 
+/* A NAK that moves the QP to ERR (not RNR, not PSN sequence). */
+static bool nak_fatal(uint8_t syn)
+{
+	return wire_syn_kind(syn) == WIRE_AETH_NAK &&
+	       wire_syn_value(syn) != WIRE_NAK_PSN_SEQ;
+}
+
 /*
  * Answer with an AETH-only packet (a NAK: an ACK only ever waits for the
  * tx phase): now, or, while earlier READ responses or atomic ACKs are
@@ -74,13 +81,6 @@ static void resp_acks(struct roce_qp *rq, uint32_t psn)
  * a fatal NAK is what the requester must hear), except that an RNR or
  * sequence NAK does not replace one owed for the same PSN.
  */
-/* A NAK that moves the QP to ERR (not RNR, not PSN sequence). */
-static bool nak_fatal(uint8_t syn)
-{
-	return wire_syn_kind(syn) == WIRE_AETH_NAK &&
-	       wire_syn_value(syn) != WIRE_NAK_PSN_SEQ;
-}
-
 static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
@@ -132,9 +132,9 @@ static void answers_drop(struct roce_qp *rq)
  */
 static bool answers_stopped(const struct roce_qp *rq)
 {
-	return pmr_qp_state(rq->qp) == PMR_QPS_ERR &&
-	       (rq->ack_pending || rq->res_busy != 0 || rq->nak_owed) &&
-	       !(rq->nak_owed && nak_fatal(rq->nak_syn));
+	return (rq->ack_pending || rq->res_busy != 0 || rq->nak_owed) &&
+	       !(rq->nak_owed && nak_fatal(rq->nak_syn)) &&
+	       pmr_qp_state(rq->qp) == PMR_QPS_ERR;
 }
 
 void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
@@ -142,7 +142,6 @@ void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
 	if (answers_stopped(rq))
 		answers_drop(rq);
 	owed_out(d, rq, true);
-	rq->ack_pending = false;
 }
 
 /* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */

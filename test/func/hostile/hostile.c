@@ -100,7 +100,7 @@ static unsigned int nwlog;
 static struct { uint32_t qpn; int type; } elog[MAXLOG];
 static unsigned int nelog;
 static int vfd = -1;
-static bool held;                 /* HOLD: no engine run until STEPERR */
+static bool held;                 /* HOLD: no engine run until STEP */
 
 static void vsay(const char *fmt, ...)
 {
@@ -488,17 +488,20 @@ static int v_dest_rd_atomic(struct pmr_qp *qp, unsigned int n)
  * when 0), then by the application: QP qpn moved to ERR or RESET, or
  * destroyed (action ERR, RESET, DESTROY), its max_dest_rd_atomic set to
  * N in SQD (RDA<N>), or nothing (NONE).  The engine runs again from then
- * on.
+ * on.  Says OK and how many frames the run took in.
  */
 static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 {
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_qp_attr a = { .qp_state = PMR_QPS_ERR };
-	int n = frames ? pmr_progress(ctx, frames) : 0, ret = -1;
+	struct pmr_roce_port_stats s0, s1;
+	int ret = -1;
 	unsigned int rda;
 
 	held = false;
-	if (qp == NULL || n < 0) {
+	if (qp == NULL || pmr_roce_port_stats(ctx->device, &s0) ||
+	    (frames && pmr_progress(ctx, frames) < 0) ||
+	    pmr_roce_port_stats(ctx->device, &s1)) {
 		vsay("FAIL STEP");
 		return;
 	}
@@ -518,8 +521,8 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 	}
 	if (ret != 0)
 		vsay("FAIL STEP %s", action);
-	else
-		vsay("OK %d", n);
+	else	/* the frames taken in */
+		vsay("OK %" PRIu64, s1.rx_pkts - s0.rx_pkts);
 }
 
 static void v_cmd(char *line)
@@ -1033,7 +1036,7 @@ static struct vqp new_qp(uint32_t epsn)
 	return new_qp_timed(epsn, 14, 7);
 }
 
-enum { ST_RTS = PMR_QPS_RTS, ST_ERR = PMR_QPS_ERR };
+enum { ST_RESET = PMR_QPS_RESET, ST_RTS = PMR_QPS_RTS, ST_ERR = PMR_QPS_ERR };
 
 /*
  * The common end of a fatal case: exactly one NAK with syndrome syn for
@@ -1488,14 +1491,13 @@ static void fetch_add(const struct vqp *q, uint32_t psn, uint64_t add)
 }
 
 /*
- * After two_reads(q, psn) and requests behind them: READ responses in PSN
- * order first, all of them (every_read) or at least one but not all (the
- * rest dropped), then exactly one more answer, with opcode op, syndrome
- * syn (ACK opcode only) and PSN apsn; the QP in `state` (-1: the QP is
- * gone).  @return failed checks.
+ * After two_reads(q, psn) and requests behind them: `want` READ responses
+ * in PSN order first (TWO_READS: all of them), then exactly one more
+ * answer, with opcode op, syndrome syn (ACK opcode only) and PSN apsn;
+ * the QP in `state` (-1: the QP is gone).  @return failed checks.
  */
 static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
-		      uint8_t syn, uint32_t apsn, int state, bool every_read)
+		      uint8_t syn, uint32_t apsn, int state, unsigned int want)
 {
 	unsigned int nresp = 0, nafter = 0;
 	int bad = 0;
@@ -1519,9 +1521,7 @@ static int reads_then(const struct vqp *q, uint32_t psn, uint8_t op,
 		      ans[i].psn, op, syn, apsn);
 		nafter++;
 	}
-	CHECK(every_read ? nresp == TWO_READS : nresp > 0 && nresp < TWO_READS,
-	      "%u READ responses, expected %s %u", nresp,
-	      every_read ? "" : "fewer than", TWO_READS);
+	CHECK(nresp == want, "%u READ responses, expected %u", nresp, want);
 	CHECK(nafter == 1, "%u answers after the READ responses, expected 1",
 	      nafter);
 	if (state >= 0)
@@ -1545,7 +1545,7 @@ static void case16(void)
 	two_reads(&q, q.epsn);
 	bad_write(&q, wpsn);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
-			 ST_ERR, true);
+			 ST_ERR, TWO_READS);
 	verdict("16 two READs then a bad WRITE -> every READ response, then "
 		"the NAK", bad);
 }
@@ -1565,7 +1565,7 @@ static void case18(void)
 	fetch_add(&q, apsn, 1);
 	fetch_add(&q, apsn, 1);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, 0, apsn,
-			 ST_RTS, true);
+			 ST_RTS, TWO_READS);
 	/* the add undone: the MR is the guard pattern again for the end */
 	fetch_add(&q, wire_psn_add(apsn, 1), UINT64_MAX);
 	rx_drain(20);
@@ -1590,7 +1590,7 @@ static void case19(void)
 	send_pkt(&b, 16, 0x3C, false);
 	bad_write(&q, wpsn);
 	bad = reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
-			 ST_ERR, true);
+			 ST_ERR, TWO_READS);
 	verdict("19 two READs, a sequence NAK owed, then a bad WRITE -> the "
 		"READ responses, then only the fatal NAK", bad);
 }
@@ -1605,7 +1605,7 @@ static void case21(void)
 {
 	struct vqp q = new_qp(0x21000);
 	struct wire_build b;
-	unsigned int k, last = 0;
+	unsigned int k, other = 0;
 	const char *r;
 	int bad = 0, n = -1;
 
@@ -1625,9 +1625,9 @@ static void case21(void)
 		if (ans[i].dqpn == q.dqpn &&
 		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_FIRST &&
 		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_MIDDLE)
-			last++;
-	CHECK(k == 32 && last == 0, "%u answers (%u not FIRST or MIDDLE), "
-	      "expected the 32 responses of the one run before ERR", k, last);
+			other++;
+	CHECK(k == 32 && other == 0, "%u answers (%u not FIRST or MIDDLE), "
+	      "expected the 32 responses of the one run before ERR", k, other);
 	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
 	      qp_state_of(q.qpn));
 	verdict("21 modify_qp to ERR mid-READ -> no response after it", bad);
@@ -1638,8 +1638,10 @@ static void case21(void)
  * destroys the QP: one engine run takes in two READs and a WRITE with a
  * bad rkey (it sends the first READ's responses; the second READ and the
  * NAK wait), then the QP goes to RESET, or is destroyed, at once.  The
- * NAK still leaves (the requester must hear why), the responses not yet
- * sent do not.
+ * NAK still leaves (it is the answer the responder owes, and says why it
+ * stopped), after the first READ's responses (the engine run sent them
+ * all: taking in the second READ sends the first one's next 32); the
+ * second READ's responses do not.
  */
 static void reset_owed(uint32_t epsn, const char *action, int state,
 		       const char *what)
@@ -1657,17 +1659,20 @@ static void reset_owed(uint32_t epsn, const char *action, int state,
 	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 3,
 	      "STEP: %s (expected three frames taken in)", r);
 	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
-			  state, false);
+			  state, TWO_READS / 2);
 	verdict(what, bad);
 }
 
-/* cases 22 (RESET) and 23 (destroy) */
 static void case22(void)
 {
-	reset_owed(0x22000, "RESET", PMR_QPS_RESET, "22 a NAK owed behind "
-		   "READ responses, the QP reset -> the NAK goes, the rest of "
-		   "the responses not");
-	reset_owed(0x22800, "DESTROY", -1, "23 a NAK owed behind READ "
+	reset_owed(0x22000, "RESET", ST_RESET, "22 a NAK owed behind READ "
+		   "responses, the QP reset -> the NAK goes, the rest of the "
+		   "responses not");
+}
+
+static void case23(void)
+{
+	reset_owed(0x23000, "DESTROY", -1, "23 a NAK owed behind READ "
 		   "responses, the QP destroyed -> the NAK goes, the rest of "
 		   "the responses not");
 }
@@ -1744,9 +1749,38 @@ static void case25(void)
 	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
 	      "STEP: %s (expected two frames taken in)", r);
 	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x61,
-			  wire_psn_add(q.epsn, TWO_READS / 2), ST_ERR, false);
+			  wire_psn_add(q.epsn, TWO_READS / 2), ST_ERR,
+			  TWO_READS / 2);
 	verdict("25 max_dest_rd_atomic 1, a READ while one is answered -> "
 		"its responses, then an invalid request NAK", bad);
+}
+
+/*
+ * An ACK owed when the application moves the QP to ERR: one engine run
+ * takes in a SEND that asks for an ACK (the ACK leaves with the next
+ * run), then modify_qp to ERR.  The ACK is not sent (the SEND's receive
+ * completes, then the flush); without the ERR rule it would be.
+ */
+static void case26(void)
+{
+	struct vqp q = new_qp(0x26000);
+	struct wire_build b;
+	const char *r;
+	int bad = 0, n = -1;
+
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 64, 0x26, false);
+	r = ctl("STEP %u 1 ERR", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 1,
+	      "STEP: %s (expected one frame taken in)", r);
+	rx_drain(100);
+	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers, expected none "
+	      "from a QP in ERR", ans_count(q.dqpn, -1, -1));
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q.qpn));
+	verdict("26 modify_qp to ERR with an ACK owed -> no ACK", bad);
 }
 
 /* An answer to the victim's requester on QP q: a READ response of plen
@@ -2414,7 +2448,7 @@ static char **split_args(const char *s, int *argc)
 	return v;
 }
 
-/* In the order they run (case 22 runs 22 and 23). */
+/* In the order they run. */
 static const struct {
 	unsigned int n;
 	void (*fn)(void);
@@ -2441,8 +2475,10 @@ static const struct {
 	{ 20, case20 },
 	{ 21, case21 },
 	{ 22, case22 },
+	{ 23, case23 },
 	{ 24, case24 },
 	{ 25, case25 },
+	{ 26, case26 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
@@ -2478,6 +2514,7 @@ static int attacker(const char *path)
 	char **av;
 	int ac;
 	const char *r;
+	unsigned int ran = 0;
 
 	if (eal == NULL)
 		die("HOSTILE_EAL_ARGS not set");
@@ -2525,8 +2562,12 @@ static int attacker(const char *path)
 	       "UD QP 0x%x\n", mr_va, mr_len, mr_rkey, nr_rkey, ud_qpn);
 
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (case_selected(cases[i].n))
+		if (case_selected(cases[i].n)) {
 			cases[i].fn();
+			ran++;
+		}
+	if (ran == 0)
+		verdict("HOSTILE_CASES selects no case", 1);
 
 	verdict("guard bytes intact at the end", 0);    /* verdict checks */
 	ctl("QUIT");
