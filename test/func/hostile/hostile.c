@@ -1799,6 +1799,59 @@ static void answer(const struct vqp *q, uint8_t opcode, uint32_t psn,
 }
 
 /*
+ * POSTRA on q: the READ (2048 bytes, two responses, wr_id 7100) and the
+ * FETCH_ADD (7101), the FETCH_ADD first when atomic_first; both requests
+ * must come, in that order, from the QP's first PSN.  @return failed
+ * checks.
+ */
+static int read_atomic_posted(const struct vqp *q, bool atomic_first)
+{
+	uint8_t op0 = atomic_first ? WIRE_OP_RC_FETCH_ADD :
+		      WIRE_OP_RC_READ_REQUEST;
+	uint8_t op1 = atomic_first ? WIRE_OP_RC_READ_REQUEST :
+		      WIRE_OP_RC_FETCH_ADD;
+	uint32_t psn1 = wire_psn_add(q->sqpsn, atomic_first ? 1 : 2);
+	unsigned int k;
+	const char *r;
+	int bad = 0;
+
+	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
+		die("SCRATCH failed");
+	r = ctl("POSTRA %u %d", q->qpn, atomic_first);
+	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
+	k = requests_until(q->dqpn, 2, 200);
+	CHECK(k == 2 && ans[0].opcode == op0 && ans[0].psn == q->sqpsn &&
+	      ans[1].opcode == op1 && ans[1].psn == psn1,
+	      "%u requests, expected the %s", k, atomic_first ?
+	      "FETCH_ADD and the READ" : "READ and the FETCH_ADD");
+	return bad;
+}
+
+/* Both WRs of read_atomic_posted() completed successfully, in the order
+ * posted; the QP still in RTS.  @return failed checks. */
+static int read_atomic_done(const struct vqp *q, bool atomic_first)
+{
+	struct wcrec w[16];
+	unsigned int nw, rd = atomic_first ? 1 : 0, at = 1 - rd;
+	int bad = 0;
+
+	rx_drain(50);
+	nw = wcs_of(q->qpn, w, 16);
+	CHECK(nw == 2 && w[rd].wr_id == 7100 &&
+	      w[rd].status == PMR_WC_SUCCESS &&
+	      w[rd].opcode == PMR_WC_RDMA_READ && w[rd].len == 2048 &&
+	      w[at].wr_id == 7101 && w[at].status == PMR_WC_SUCCESS &&
+	      w[at].opcode == PMR_WC_FETCH_ADD,
+	      "%u completions (first wr_id %" PRIu64 " status %d, second "
+	      "wr_id %" PRIu64 " status %d), expected READ and FETCH_ADD "
+	      "successful", nw, nw ? w[0].wr_id : 0, nw ? w[0].status : -1,
+	      nw > 1 ? w[1].wr_id : 0, nw > 1 ? w[1].status : -1);
+	CHECK(qp_state_of(q->qpn) == ST_RTS, "QP state %d, expected RTS",
+	      qp_state_of(q->qpn));
+	return bad;
+}
+
+/*
  * The requester when an answer of a READ is lost: it posts a 2048-byte
  * READ (two responses) and a FETCH_ADD; we send the READ's first response
  * and the atomic ACK, not the READ's last response.  The atomic ACK, for
@@ -1813,18 +1866,9 @@ static void case17(void)
 	struct wcrec w[16];
 	uint32_t p0 = q.sqpsn;
 	unsigned int k, nw;
-	const char *r;
 	int bad = 0;
 
-	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
-		die("SCRATCH failed");
-	r = ctl("POSTRA %u", q.qpn);
-	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
-	k = requests_until(q.dqpn, 2, 200);
-	CHECK(k == 2 && ans[0].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[0].psn == p0 && ans[1].opcode == WIRE_OP_RC_FETCH_ADD &&
-	      ans[1].psn == wire_psn_add(p0, 2),
-	      "%u requests, expected the READ and the FETCH_ADD", k);
+	bad += read_atomic_posted(&q, false);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	k = requests_until(q.dqpn, 4, 200);
@@ -1840,18 +1884,7 @@ static void case17(void)
 	      "status %d)", nw, nw ? w[0].status : -1);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
-	rx_drain(50);
-	nw = wcs_of(q.qpn, w, 16);
-	CHECK(nw == 2 && w[0].wr_id == 7100 && w[0].status == PMR_WC_SUCCESS &&
-	      w[0].opcode == PMR_WC_RDMA_READ && w[0].len == 2048 &&
-	      w[1].wr_id == 7101 && w[1].status == PMR_WC_SUCCESS &&
-	      w[1].opcode == PMR_WC_FETCH_ADD,
-	      "%u completions (first wr_id %" PRIu64 " status %d, second "
-	      "wr_id %" PRIu64 " status %d), expected READ and FETCH_ADD "
-	      "successful", nw, nw ? w[0].wr_id : 0, nw ? w[0].status : -1,
-	      nw > 1 ? w[1].wr_id : 0, nw > 1 ? w[1].status : -1);
-	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
-	      qp_state_of(q.qpn));
+	bad += read_atomic_done(&q, false);
 	verdict("17 requester: an atomic ACK ahead of a READ's last response "
 		"-> the rest of the READ asked again, both complete", bad);
 }
@@ -1871,18 +1904,9 @@ static void case20(void)
 	struct wcrec w[16];
 	uint32_t p0 = q.sqpsn;
 	unsigned int k, nw;
-	const char *r;
 	int bad = 0;
 
-	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
-		die("SCRATCH failed");
-	r = ctl("POSTRA %u 1", q.qpn);
-	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
-	k = requests_until(q.dqpn, 2, 200);
-	CHECK(k == 2 && ans[0].opcode == WIRE_OP_RC_FETCH_ADD &&
-	      ans[0].psn == p0 && ans[1].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[1].psn == wire_psn_add(p0, 1),
-	      "%u requests, expected the FETCH_ADD and the READ", k);
+	bad += read_atomic_posted(&q, true);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
 	k = requests_until(q.dqpn, 4, 200);
@@ -1899,18 +1923,7 @@ static void case20(void)
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 2), 2, 1024);
-	rx_drain(50);
-	nw = wcs_of(q.qpn, w, 16);
-	CHECK(nw == 2 && w[0].wr_id == 7101 && w[0].status == PMR_WC_SUCCESS &&
-	      w[0].opcode == PMR_WC_FETCH_ADD && w[1].wr_id == 7100 &&
-	      w[1].status == PMR_WC_SUCCESS && w[1].opcode == PMR_WC_RDMA_READ &&
-	      w[1].len == 2048,
-	      "%u completions (first wr_id %" PRIu64 " status %d, second "
-	      "wr_id %" PRIu64 " status %d), expected FETCH_ADD and READ "
-	      "successful", nw, nw ? w[0].wr_id : 0, nw ? w[0].status : -1,
-	      nw > 1 ? w[1].wr_id : 0, nw > 1 ? w[1].status : -1);
-	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP state %d, expected RTS",
-	      qp_state_of(q.qpn));
+	bad += read_atomic_done(&q, true);
 	verdict("20 requester: a READ response ahead of the atomic ACK before "
 		"it -> the FETCH_ADD sent again, the response dropped, both "
 		"complete", bad);
