@@ -278,10 +278,10 @@ void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq,
 unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 			   unsigned int budget, bool ack_now);
 void roce_resp_reset(struct roce_qp *rq);
-/* Send the ACK and the NAK the responder owes at once, READ responses
- * still to go or not: the QP is reset or destroyed.  In ERR only a fatal
- * NAK of its own is still owed (the rest was dropped on the way there):
- * the error the peer made. */
+/* Send the ACK and the NAK the responder owes now (transmit burst
+ * included), READ responses still to go or not: the QP is about to be
+ * reset or destroyed.  In ERR only a fatal NAK of its own is still owed
+ * (the rest is dropped): the error the peer made. */
 void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq);
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr);
 

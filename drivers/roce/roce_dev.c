@@ -710,11 +710,7 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	struct roce_qp *rq = qp->priv;
 	struct roce_dev *d = qp->ctx->dev->priv;
 
-	/* an ACK or a NAK still owed goes out now (roce_resp_send_owed()) */
-	if (rq->ack_pending || rq->nak_owed) {
-		roce_resp_send_owed(d, rq);
-		roce_tx_flush(d);
-	}
+	roce_resp_send_owed(d, rq);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
 	if (rq->active || rq->timed)
@@ -733,11 +729,8 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 	enum pmr_qp_state cur = pmr_qp_state(qp);
 	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
 
-	/* an ACK or NAK still owed leaves before a reset forgets it */
-	if (next == PMR_QPS_RESET && (rq->ack_pending || rq->nak_owed)) {
+	if (next == PMR_QPS_RESET)
 		roce_resp_send_owed(qp->ctx->dev->priv, rq);
-		roce_tx_flush(qp->ctx->dev->priv);
-	}
 	/* whatever changes, the next packet's headers are made anew */
 	rq->tmpl_valid = false;
 	if (mask & PMR_QP_AV) {

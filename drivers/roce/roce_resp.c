@@ -141,7 +141,8 @@ void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
 {
 	if (answers_stopped(rq))
 		answers_drop(rq);
-	owed_out(d, rq, true);
+	if (owed_out(d, rq, true) != 0)
+		roce_tx_flush(d);
 }
 
 /* NAK a request; a fatal NAK moves the QP to ERR (raising `event`). */
