@@ -40,14 +40,13 @@ const char *wire_err_str(int err)
  */
 static uint16_t ipv4_sum(const uint8_t *h, bool skip_csum)
 {
-	uint64_t sum = 0;
-	uint32_t w;
+	uint64_t sum;
+	uint32_t w[5];
 	uint16_t c;
 
-	for (unsigned int i = 0; i < WIRE_IPV4_LEN; i += 4) {
-		memcpy(&w, h + i, sizeof(w));
-		sum += w;
-	}
+	_Static_assert(sizeof(w) == WIRE_IPV4_LEN, "five 32-bit words");
+	memcpy(w, h, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
 	if (skip_csum) {
 		memcpy(&c, h + 10, sizeof(c));
 		sum += (uint16_t)~c;
@@ -254,9 +253,14 @@ int wire_parse(const uint8_t *frame, size_t len, unsigned flags,
 		return WIRE_ERR_BAD_LENGTH;
 	if (out->pad > rest)
 		return WIRE_ERR_BAD_LENGTH;
-	for (unsigned h = 0; h < WIRE_HDR_COUNT; h++)
-		out->hdr_off[h] = info->off[h] ?
-				  (uint16_t)(bth_off + info->off[h]) : 0;
+	/* most packets carry no extension header or one: zero the table,
+	 * then set the ones there are */
+	memset(out->hdr_off, 0, sizeof(out->hdr_off));
+	for (unsigned m = info->hdrs; m != 0; m &= m - 1) {
+		unsigned h = (unsigned)__builtin_ctz(m);
+
+		out->hdr_off[h] = (uint16_t)(bth_off + info->off[h]);
+	}
 	out->payload_off = (uint16_t)(bth_off + info->hdr_len);
 	out->payload_len = (uint32_t)(rest - out->pad);
 	return 0;
