@@ -174,6 +174,7 @@ struct roce_qp {
 	uint64_t ack_gen;                 /* progress call that owed it */
 	uint32_t ack_psn;
 	uint32_t res_busy;                /* READ responses being sent */
+	uint32_t res_mask;                /* bit i: res[i].active */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
 	uint32_t res_next;                /* the slot the next one takes */
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */

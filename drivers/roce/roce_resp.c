@@ -121,6 +121,7 @@ static void answers_drop(struct roce_qp *rq)
 	memset(rq->res, 0, sizeof(rq->res));
 	rq->res_next = 0;
 	rq->res_busy = 0;
+	rq->res_mask = 0;
 	rq->nak_owed = false;
 }
 
@@ -196,6 +197,8 @@ bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
  */
 _Static_assert((PMR_MAX_RD_ATOMIC & (PMR_MAX_RD_ATOMIC - 1)) == 0,
 	       "PMR_MAX_RD_ATOMIC: a power of two");
+_Static_assert(PMR_MAX_RD_ATOMIC < 32, "res_mask: one bit per slot");
+#define RES_ALL ((1u << PMR_MAX_RD_ATOMIC) - 1)
 
 static uint32_t res_after(uint32_t i)
 {
@@ -207,6 +210,24 @@ static uint32_t res_after(uint32_t i)
 static bool res_full(const struct roce_qp *rq, const struct roce_res *r)
 {
 	return r->active || rq->res_busy >= rq->qp->attr.max_dest_rd_atomic;
+}
+
+/* Slot r has answers to send (again). */
+static void res_on(struct roce_qp *rq, struct roce_res *r)
+{
+	if (r->active)
+		return;
+	r->active = true;
+	rq->res_busy++;
+	rq->res_mask |= 1u << (r - rq->res);
+}
+
+/* Slot r is answered (or given up). */
+static void res_off(struct roce_qp *rq, struct roce_res *r)
+{
+	r->active = false;
+	rq->res_busy--;
+	rq->res_mask &= ~(1u << (r - rq->res));
 }
 
 /* ---- receive helpers ---------------------------------------------------- */
@@ -402,9 +423,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	r->len = len;
 	r->sent = 0;
 	r->next_psn = p->psn;
-	if (!r->active)
-		rq->res_busy++;
-	r->active = true;
+	res_on(rq, r);
 	return true;
 }
 
@@ -459,8 +478,7 @@ static void atomic_answer(struct roce_dev *d, struct roce_qp *rq,
 {
 	if (rq->res_busy == 0 && atomic_ack(d, rq, r->psn, r->orig))
 		return;
-	r->active = true;
-	rq->res_busy++;
+	res_on(rq, r);
 	read_answer(d, rq);
 }
 
@@ -770,8 +788,7 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 				   r->va + r->sent, n, PMR_ACCESS_REMOTE_READ,
 				   true);
 		if (src == NULL) {
-			r->active = false;        /* MR gone: give up */
-			rq->res_busy--;
+			res_off(rq, r);           /* MR gone: give up */
 			break;
 		}
 		if (!reply_begin(d, rq, &b, op, r->next_psn))
@@ -782,10 +799,8 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		r->sent += n;
 		r->next_psn = wire_psn_add(r->next_psn, 1);
 		done++;
-		if (last) {
-			r->active = false;
-			rq->res_busy--;
-		}
+		if (last)
+			res_off(rq, r);
 	}
 	return done;
 }
@@ -801,32 +816,36 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 			   unsigned int budget, bool ack_now)
 {
 	unsigned int done = 0;
-	uint32_t first;
 
 	if (answers_stopped(rq)) {
 		answers_drop(rq);
 		return 0;
 	}
 	if (rq->res_busy != 0) {
-		/* answers go out in PSN order: oldest resource first, and
-		 * none after one that could not finish */
-		first = rq->res_next;
-		for (uint32_t i = 0; i < PMR_MAX_RD_ATOMIC && done < budget;
-		     i++) {
-			struct roce_res *r = &rq->res[first];
+		/* answers go out in PSN order: oldest resource first (slots
+		 * are taken in turn from res_next, so the active ones in
+		 * order from there), and none after one that could not
+		 * finish */
+		uint32_t first = rq->res_next;
+		uint32_t m = rq->res_mask & RES_ALL;
+		uint32_t age = (m >> first | m << (PMR_MAX_RD_ATOMIC - first)) &
+			       RES_ALL;
 
-			if (r->active && r->kind == 2) {
+		for (; age != 0 && done < budget; age &= age - 1) {
+			uint32_t i = (first + (uint32_t)__builtin_ctz(age)) &
+				     (PMR_MAX_RD_ATOMIC - 1);
+			struct roce_res *r = &rq->res[i];
+
+			if (r->kind == 2) {
 				if (!atomic_ack(d, rq, r->psn, r->orig))
 					break;
-				r->active = false;
-				rq->res_busy--;
+				res_off(rq, r);
 				done++;
-			} else if (r->active) {
+			} else {
 				done += read_responses(d, rq, r, budget - done);
 				if (r->active)
 					break;
 			}
-			first = res_after(first);
 		}
 		/* the ACK or NAK owed is for a later PSN: it waits */
 		if (rq->res_busy != 0)

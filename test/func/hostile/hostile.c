@@ -1447,6 +1447,7 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
 /* Two READs of the whole MR to QP q from PSN psn: 2 * MR_SIZE / 1024
  * responses at MTU 1024, more than one engine run sends. */
 #define TWO_READS (2 * (MR_SIZE / 1024))
+#define RESP_SLOTS 16       /* the responder's READ and atomic slots */
 static void reads(const struct vqp *q, uint32_t psn, uint32_t n)
 {
 	struct wire_build b;
@@ -1781,6 +1782,53 @@ static void case26(void)
 	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
 	      qp_state_of(q.qpn));
 	verdict("26 modify_qp to ERR with an ACK owed -> no ACK", bad);
+}
+
+/*
+ * READ slots that wrap: RESP_SLOTS - 1 one-packet READs, each
+ * answered, move the responder's next slot to the last one.  Then one
+ * engine run takes in a READ of the whole MR (the last slot; it sends the
+ * first ROCE_RX_BURST responses) and a one-packet READ (slot 0).  Answers
+ * leave oldest first, in PSN order: the big READ's other responses, then
+ * the small one's, although its slot comes first in the array.
+ */
+/* A one-packet (64-byte) READ to QP q at psn. */
+static void small_read(const struct vqp *q, uint32_t psn)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, psn);
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = 64;
+	send_pkt(&b, 0, 0, false);
+}
+
+static void case27(void)
+{
+	struct vqp q = new_qp(0x27000);
+	uint32_t big = wire_psn_add(q.epsn, RESP_SLOTS - 1);
+	const char *r;
+	int bad = 0, n = -1;
+
+	for (unsigned int i = 0; i + 1 < RESP_SLOTS; i++) {
+		small_read(&q, wire_psn_add(q.epsn, i));
+		rx_drain(20);
+	}
+	bad += in_order(&q, q.epsn, RESP_SLOTS - 1, "the one-packet READs");
+	ans_clear();
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	reads(&q, big, 1);
+	small_read(&q, wire_psn_add(big, TWO_READS / 2));
+	r = ctl("STEP %u 2 NONE", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
+	      "STEP: %s (expected two frames taken in)", r);
+	rx_drain(100);
+	bad += in_order(&q, big, TWO_READS / 2 + 1,
+			"a READ in the last slot, then one in slot 0");
+	verdict("27 READ slots wrap (last slot, then slot 0) -> answers in "
+		"PSN order", bad);
 }
 
 /* An answer to the victim's requester on QP q: a READ response of plen
@@ -2492,6 +2540,7 @@ static const struct {
 	{ 24, case24 },
 	{ 25, case25 },
 	{ 26, case26 },
+	{ 27, case27 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
