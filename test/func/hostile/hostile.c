@@ -1831,6 +1831,58 @@ static void case27(void)
 		"PSN order", bad);
 }
 
+/*
+ * The QP goes to ERR through its own requester while its responder owes
+ * READ responses: the victim sends a SEND; one engine run takes in a READ
+ * of the whole MR (it sends the first ROCE_RX_BURST responses) and a
+ * remote access NAK for that SEND.  The SEND completes in error, the QP
+ * is in ERR and sends nothing more: the READ's other responses are
+ * dropped, as when the application moves the QP to ERR (case 21).
+ */
+static void case28(void)
+{
+	struct vqp q = new_qp(0x28000);
+	struct wcrec w[16];
+	struct wire_build b;
+	unsigned int k, other = 0, nw;
+	const char *r;
+	int bad = 0, n = -1;
+
+	r = ctl("POST %u 1 1", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POST: %s", r);
+	CHECK(requests_until(q.dqpn, 1, 500) == 1 && ans[0].psn == q.sqpsn,
+	      "the victim's SEND at PSN 0x%x did not come", q.sqpsn);
+	ans_clear();
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	reads(&q, q.epsn, 1);
+	build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, q.sqpsn);
+	b.syndrome = wire_syn_nak(WIRE_NAK_REM_ACCESS);
+	send_pkt(&b, 0, 0, false);
+	r = ctl("STEP %u 2 NONE", q.qpn);
+	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
+	      "STEP: %s (expected two frames taken in)", r);
+	rx_drain(100);
+	k = ans_count(q.dqpn, -1, -1);
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == q.dqpn &&
+		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		    ans[i].opcode != WIRE_OP_RC_READ_RESPONSE_MIDDLE)
+			other++;
+	CHECK(k == 32 && other == 0, "%u answers (%u not FIRST or MIDDLE), "
+	      "expected the 32 responses of the run that took in the NAK", k,
+	      other);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw >= 1 && w[0].wr_id == 7000 &&
+	      w[0].status == PMR_WC_REM_ACCESS_ERR, "%u completions (first "
+	      "wr_id %" PRIu64 " status %d), expected 7000 REM_ACCESS_ERR", nw,
+	      nw ? w[0].wr_id : 0, nw ? w[0].status : -1);
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(q.qpn));
+	verdict("28 the requester fails (remote access NAK) with READ "
+		"responses owed -> no response after it", bad);
+}
+
 /* An answer to the victim's requester on QP q: a READ response of plen
  * bytes or an atomic ACK (orig 40). */
 static void answer(const struct vqp *q, uint8_t opcode, uint32_t psn,
@@ -2541,6 +2593,7 @@ static const struct {
 	{ 25, case25 },
 	{ 26, case26 },
 	{ 27, case27 },
+	{ 28, case28 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
