@@ -84,7 +84,7 @@ struct qpspec {
 struct rsge {
 	uint64_t off;
 	uint32_t len;
-	uint32_t pad;
+	uint32_t lkey_xor;      /* XORed into the lkey: non-zero, a bad key */
 };
 
 struct cmd {
@@ -368,7 +368,7 @@ static void srv_post_recv(const struct cmd *c)
 		memset(buf + c->sge[i].off, CANARY, c->sge[i].len);
 		sg[i].addr = (uintptr_t)(buf + c->sge[i].off);
 		sg[i].length = c->sge[i].len;
-		sg[i].lkey = mr->lkey;
+		sg[i].lkey = mr->lkey ^ c->sge[i].lkey_xor;
 	}
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = c->wr_id;
@@ -1483,6 +1483,31 @@ static int case_err_recv_len(void)
 	return case_end();
 }
 
+/*
+ * A receive whose SGE has a bad lkey (post_recv does not look at keys;
+ * the responder checks each one as the data comes): the SEND fails with
+ * REM_OP_ERR, the receive with LOC_PROT_ERR, its buffer untouched, and
+ * the responder's QP is in ERR.
+ */
+static int case_err_recv_lkey(void)
+{
+	struct qpspec s = spec_default();
+	uint64_t id = wr_seq++;
+	struct pmr_sge sg = { (uintptr_t)buf, 64, mr->lkey };
+	struct rsge rs = { 0, 100, 0x80 };
+
+	TRY(case_begin(&s));
+	pmrt_fill_pat(buf, 64, 53, 0);
+	TRY(s_post_recv(0, id, &rs, 1));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, PMR_WC_REM_OP_ERR, PMR_WR_SEND, -1));
+	TRY(s_expect_recv(0, id, PMR_WC_LOC_PROT_ERR, PMR_WC_RECV, 0, false, 0,
+			  &rs, 1));
+	TRY(expect_flushed(0));
+	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
+	return case_end();
+}
+
 static int case_rnr_exc(void)
 {
 	struct qpspec s = spec_default();
@@ -2132,6 +2157,7 @@ static const struct tcase cases[] = {
 	{ "err_rights", case_err_rights },
 	{ "err_atomic_align", case_err_atomic_align },
 	{ "err_recv_len", case_err_recv_len },
+	{ "err_recv_lkey", case_err_recv_lkey },
 	{ "rnr_exc", case_rnr_exc },
 	{ "rnr_late", case_rnr_late },
 	{ "sqd_drain", case_sqd_drain },
