@@ -91,7 +91,19 @@ bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 		      uint32_t nsge, uint32_t off, const uint8_t *src,
 		      uint32_t len)
 {
-	return sge_copy(qp, sge, nsge, off, NULL, src, len);
+	uint8_t *mem;
+
+	/* most packets land in the first SGE (a receive of one buffer):
+	 * one MR check and a copy, without sge_copy()'s walk */
+	if (len == 0 || nsge == 0 || off >= sge->length ||
+	    len > sge->length - off)
+		return sge_copy(qp, sge, nsge, off, NULL, src, len);
+	mem = pmr_mr_check(qp->ctx->dev, qp->pub.pd, sge->lkey,
+			   sge->addr + off, len, PMR_ACCESS_LOCAL_WRITE, false);
+	if (mem == NULL)
+		return false;
+	memcpy(mem, src, len);
+	return true;
 }
 
 /* Local checks of a WQE before its first packet. */
