@@ -1503,6 +1503,9 @@ static int case_err_recv_lkey(void)
 	TRY(expect_wc(qps[0], id, PMR_WC_REM_OP_ERR, PMR_WR_SEND, -1));
 	TRY(s_expect_recv(0, id, PMR_WC_LOC_PROT_ERR, PMR_WC_RECV, 0, false, 0,
 			  &rs, 1));
+	/* (an error completion's buffer is not compared above: the
+	 * receive's 100 bytes still hold the canary post_recv wrote) */
+	TRY(s_region(C_VERIFY, rs.off, 0, 0, 0, rs.len));
 	TRY(expect_flushed(0));
 	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
 	return case_end();
