@@ -1625,17 +1625,12 @@ static int first_run_only(const struct vqp *q, const char *when)
 static void case21(void)
 {
 	struct vqp q = new_qp(0x21000);
-	struct wire_build b;
 	const char *r;
 	int bad = 0, n = -1;
 
 	if (strcmp(ctl("HOLD"), "OK") != 0)
 		die("HOLD failed");
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn, q.epsn);
-	b.va = mr_va;
-	b.rkey = mr_rkey;
-	b.dma_len = MR_SIZE;
-	send_pkt(&b, 0, 0, false);
+	reads(&q, q.epsn, 1);
 	r = ctl("STEP %u 1 ERR", q.qpn);
 	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 1,
 	      "STEP: %s (expected one frame taken in)", r);
