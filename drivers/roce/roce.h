@@ -112,8 +112,7 @@ struct roce_res {
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;                    /* atomic: the original value */
-	/* READ response generation */
-	bool active;
+	/* READ response generation (answering: its bit in res_mask) */
 	uint32_t sent;                    /* bytes sent */
 	uint32_t next_psn;
 };
@@ -173,8 +172,8 @@ struct roce_qp {
 	bool ack_pending;
 	uint64_t ack_gen;                 /* progress call that owed it */
 	uint32_t ack_psn;
-	uint32_t res_busy;                /* READ responses being sent */
-	uint32_t res_mask;                /* bit i: res[i].active */
+	uint32_t res_mask;                /* bit i: res[i] still to answer
+					   * (READ responses, an atomic ACK) */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
 	uint32_t res_next;                /* the slot the next one takes */
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */

@@ -84,7 +84,7 @@ static bool nak_fatal(uint8_t syn)
 static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
-	if (rq->res_busy == 0) {
+	if (rq->res_mask == 0) {
 		send_aeth(d, rq, syn, psn);
 		return;
 	}
@@ -120,7 +120,6 @@ static void answers_drop(struct roce_qp *rq)
 	rq->ack_pending = false;
 	memset(rq->res, 0, sizeof(rq->res));
 	rq->res_next = 0;
-	rq->res_busy = 0;
 	rq->res_mask = 0;
 	rq->nak_owed = false;
 }
@@ -133,7 +132,7 @@ static void answers_drop(struct roce_qp *rq)
  */
 static bool answers_stopped(const struct roce_qp *rq)
 {
-	return (rq->ack_pending || rq->res_busy != 0 || rq->nak_owed) &&
+	return (rq->ack_pending || rq->res_mask != 0 || rq->nak_owed) &&
 	       !(rq->nak_owed && nak_fatal(rq->nak_syn)) &&
 	       pmr_qp_state(rq->qp) == PMR_QPS_ERR;
 }
@@ -178,12 +177,23 @@ void roce_resp_reset(struct roce_qp *rq)
 	answers_drop(rq);
 }
 
+static uint32_t res_bit(const struct roce_qp *rq, const struct roce_res *r)
+{
+	return 1u << (r - rq->res);
+}
+
+/* Slot r still has answers to send. */
+static bool res_is_on(const struct roce_qp *rq, const struct roce_res *r)
+{
+	return (rq->res_mask & res_bit(rq, r)) != 0;
+}
+
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
 {
 	if (rq->in_write && (rq->wr_rkey >> 8) == mr->index)
 		return true;
 	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
-		if (rq->res[i].active && rq->res[i].kind == 1 &&
+		if (res_is_on(rq, &rq->res[i]) && rq->res[i].kind == 1 &&
 		    (rq->res[i].rkey >> 8) == mr->index)
 			return true;
 	return false;
@@ -209,25 +219,21 @@ static uint32_t res_after(uint32_t i)
  * to answer (or the next slot's still going, after a duplicate READ). */
 static bool res_full(const struct roce_qp *rq, const struct roce_res *r)
 {
-	return r->active || rq->res_busy >= rq->qp->attr.max_dest_rd_atomic;
+	return res_is_on(rq, r) ||
+	       (uint32_t)__builtin_popcount(rq->res_mask) >=
+	       rq->qp->attr.max_dest_rd_atomic;
 }
 
 /* Slot r has answers to send (again). */
-static void res_on(struct roce_qp *rq, struct roce_res *r)
+static void res_on(struct roce_qp *rq, const struct roce_res *r)
 {
-	if (r->active)
-		return;
-	r->active = true;
-	rq->res_busy++;
-	rq->res_mask |= 1u << (r - rq->res);
+	rq->res_mask |= res_bit(rq, r);
 }
 
 /* Slot r is answered (or given up). */
-static void res_off(struct roce_qp *rq, struct roce_res *r)
+static void res_off(struct roce_qp *rq, const struct roce_res *r)
 {
-	r->active = false;
-	rq->res_busy--;
-	rq->res_mask &= ~(1u << (r - rq->res));
+	rq->res_mask &= ~res_bit(rq, r);
 }
 
 /* ---- receive helpers ---------------------------------------------------- */
@@ -476,7 +482,7 @@ static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 static void atomic_answer(struct roce_dev *d, struct roce_qp *rq,
 			  struct roce_res *r)
 {
-	if (rq->res_busy == 0 && atomic_ack(d, rq, r->psn, r->orig))
+	if (rq->res_mask == 0 && atomic_ack(d, rq, r->psn, r->orig))
 		return;
 	res_on(rq, r);
 	read_answer(d, rq);
@@ -545,7 +551,7 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	if (fl & WIRE_OPF_ATOMIC) {
 		/* never executed twice: replay the saved result */
 		r = res_find(rq, 2, p->psn);
-		if (r != NULL && !r->active)    /* (else still to go) */
+		if (r != NULL && !res_is_on(rq, r))  /* (else still to go) */
 			atomic_answer(d, rq, r);
 		return;
 	}
@@ -769,7 +775,7 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
 	unsigned int done = 0;
 
-	while (r->active && done < budget) {
+	while (res_is_on(rq, r) && done < budget) {
 		uint32_t n = r->len - r->sent;
 		uint32_t idx = (r->next_psn - r->psn) & 0xffffff;
 		bool first = idx == 0, last;
@@ -821,13 +827,13 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 		answers_drop(rq);
 		return 0;
 	}
-	if (rq->res_busy != 0) {
+	if (rq->res_mask != 0) {
 		/* answers go out in PSN order: oldest resource first (slots
 		 * are taken in turn from res_next, so the active ones in
 		 * order from there), and none after one that could not
 		 * finish */
 		uint32_t first = rq->res_next;
-		uint32_t m = rq->res_mask & RES_ALL;
+		uint32_t m = rq->res_mask;
 		uint32_t age = (m >> first | m << (PMR_MAX_RD_ATOMIC - first)) &
 			       RES_ALL;
 
@@ -843,12 +849,12 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 				done++;
 			} else {
 				done += read_responses(d, rq, r, budget - done);
-				if (r->active)
+				if (res_is_on(rq, r))
 					break;
 			}
 		}
 		/* the ACK or NAK owed is for a later PSN: it waits */
-		if (rq->res_busy != 0)
+		if (rq->res_mask != 0)
 			return done;
 	}
 	return done + owed_out(d, rq, ack_now || rq->ack_gen != d->gen);
