@@ -379,10 +379,11 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
  * Start a packet of connected QP rq (RC, UC): *b zeroed but for the IP
  * version, the VLAN tag's presence and a fresh IP identification; the
  * rest of the flow (addresses, ports, traffic class, destination QP) is
- * in rq->tmpl, made here again after a modify_qp or a reset.  The frame is then written by
- * roce_tx_frame() with that template.  The peer's MAC is looked up (and
- * asked for) until known, by the requester or the responder, whichever
- * sends first.  @return false while it is not known (rq->resolving).
+ * in rq->tmpl, made here again after a modify_qp or a reset.  The frame
+ * is then written by roce_tx_frame() with that template.  The peer's MAC
+ * is looked up (and asked for) until known, by the requester or the
+ * responder, whichever sends first.  @return false while it is not known
+ * (rq->resolving).
  */
 bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b)
