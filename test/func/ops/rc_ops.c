@@ -1852,7 +1852,7 @@ static int case_sqd_fence(void)
 	return case_end();
 }
 
-/* ---- response order ---------------------------------------------------------- */
+/* ---- response order ------------------------------------------------- */
 
 /*
  * A 256 KiB READ (256 responses at MTU 1024, more than one engine run
