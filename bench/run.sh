@@ -53,8 +53,9 @@ ALL_CASES=(
 	"read_lat_64|read_lat -s 64 -n 20000"
 	"atomic_lat|atomic_lat -n 20000"
 	"write_bw_64k|write_bw -s 65536 -m 4096 -D 3"
-	"send_bw_64|send_bw -s 64 -t 512 -Q 64 -D 3"
+	"send_bw_64|send_bw -s 64 -t 512 -Q 64 -D 3 --raw-burst 1"
 	"send_bw_64_l32|send_bw -s 64 -t 512 -Q 64 -l 32 -D 3"
+	"send_bw_64_manual|send_bw -s 64 -t 512 -Q 64 -D 3 --progress manual"
 	"send_lat_64_q1024|send_lat -s 64 -n 20000 -q 1024"
 	"write_lat_64_q1024|write_lat -s 64 -n 20000 -q 1024"
 )

@@ -72,6 +72,7 @@ struct opts {
 	int post_list;           /* WRs per pmr_post_send call (bw tests) */
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
 	/* local only */
+	int raw_burst;           /* frames per raw transmit burst */
 	bool gbits;
 	bool json;
 	int tcp_port;
@@ -84,7 +85,7 @@ struct opts {
 static struct opts o = {
 	.size = 2, .nqp = 1, .tx_depth = 0, .rx_depth = 512, .inl = -1,
 	.cq_mod = 0, .post_list = 1, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
-	.progress = PMR_PROGRESS_INLINE,
+	.progress = PMR_PROGRESS_INLINE, .raw_burst = RAW_BURST,
 };
 
 static uint64_t hz;
@@ -378,8 +379,8 @@ static double bw_unit(double mbs)
 static void bw_print(const struct bw_res *r, bool raw)
 {
 	if (o.json) {
-		/* the RDMA line says how it posted (-l); the raw port
-		 * transmits in bursts of its own */
+		/* the RDMA line says how it posted (-l), the raw line
+		 * how many frames each transmit burst held */
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
 		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f", o.test,
@@ -388,6 +389,8 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		if (!raw)
 			printf(",\"post_list\":%d", o.post_list);
+		else
+			printf(",\"raw_burst\":%d", o.raw_burst);
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
@@ -800,7 +803,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 
 		memset(buf, 0xa5, frag);
 		while (o.duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
-			uint16_t n = RAW_BURST, k = 0;
+			uint16_t n = (uint16_t)o.raw_burst, k = 0;
 
 			if (o.duration == 0 && frames - sent < n)
 				n = (uint16_t)(frames - sent);
@@ -1600,6 +1603,8 @@ static void usage(void)
 "      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
+"      --raw-burst N     bw tests: frames per raw transmit burst\n"
+"                        (1..32, default 32)\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
@@ -1632,7 +1637,8 @@ static bool size_set, rx_set;
 
 static int parse_opts(int argc, char **argv)
 {
-	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP, O_DEV };
+	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP, O_DEV,
+	       O_RAWBURST };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -1646,6 +1652,7 @@ static int parse_opts(int argc, char **argv)
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
 		{ "histogram", 1, NULL, O_HIST }, { "raw", 0, NULL, O_RAW },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
+		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1684,6 +1691,7 @@ static int parse_opts(int argc, char **argv)
 		case O_RAW: o.raw = 1; break;
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
+		case O_RAWBURST: o.raw_burst = atoi(optarg); break;
 		case O_PROGRESS:
 			if (strcmp(optarg, "inline") == 0) o.progress = PMR_PROGRESS_INLINE;
 			else if (strcmp(optarg, "service") == 0) o.progress = PMR_PROGRESS_SERVICE;
@@ -1719,6 +1727,8 @@ static void defaults(void)
 		die("bad -l: 1..256");
 	if (o.lat && o.post_list != 1)
 		die("-l is for the bandwidth tests (one message a round trip)");
+	if (o.raw_burst < 1 || o.raw_burst > RAW_BURST)
+		die("bad --raw-burst: 1..%d", RAW_BURST);
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)

@@ -65,12 +65,18 @@ reject "write_lat needs -s >= 1" write_lat -s 0
 reject "-D is for the bandwidth tests" send_lat -D 1
 reject "bad -l" send_bw -l 0
 reject "-l is for the bandwidth tests" send_lat -l 4
+reject "bad --raw-burst" send_bw --raw-burst 0
+reject "bad --raw-burst" send_bw --raw-burst 33
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
 run atomic_lat -n 2000 --raw-compare
 run send_bw -s 64 -D 0.5 --raw-compare
+run send_bw -s 64 -D 0.5 --raw-compare --raw-burst 1
+grep -q '"mode":"raw".*"raw_burst":1}' "$DIR/out" ||
+	{ echo "FAIL: --raw-burst 1: no \"raw_burst\":1 in its JSON"; fail=1; }
+run send_bw -s 64 -t 512 -Q 64 -D 0.5 --progress manual
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 grep -q '"mode":"rdma".*"post_list":32}' "$DIR/out" ||
 	{ echo "FAIL: send_bw -l 32: no \"post_list\":32 in its JSON"; fail=1; }
