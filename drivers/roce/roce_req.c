@@ -106,12 +106,19 @@ bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 	return true;
 }
 
-/* Local checks of a WQE before its first packet. */
+/*
+ * Local checks of a WQE before its first packet.  *src: where the data of
+ * a SEND or WRITE gathered from one SGE starts (its MR just checked), for
+ * the packet built next; NULL otherwise.
+ */
 static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
-				       struct pmr_swqe *w, uint32_t mtu)
+				       struct pmr_swqe *w, uint32_t mtu,
+				       const uint8_t **src)
 {
 	struct pmr_dev_obj *dev = qp->ctx->dev;
 	int access = op_is_rd(w->opcode) ? PMR_ACCESS_LOCAL_WRITE : 0;
+
+	*src = NULL;
 
 	if (w->length > MAX_MSG)
 		return PMR_WC_LOC_LEN_ERR;
@@ -121,15 +128,21 @@ static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
 		return PMR_WC_LOC_LEN_ERR;
 	if (qp->pub.qp_type == PMR_QPT_UD && w->length > mtu)
 		return PMR_WC_LOC_LEN_ERR;
-	if (!w->inl)
-		for (uint32_t i = 0; i < w->num_sge; i++) {
-			const struct pmr_sge *s = &pmr_swqe_sge(w)[i];
+	if (w->inl)
+		return PMR_WC_SUCCESS;
+	for (uint32_t i = 0; i < w->num_sge; i++) {
+		const struct pmr_sge *s = &pmr_swqe_sge(w)[i];
+		const uint8_t *mem;
 
-			if (s->length != 0 &&
-			    pmr_mr_check(dev, qp->pub.pd, s->lkey, s->addr,
-					 s->length, access, false) == NULL)
-				return PMR_WC_LOC_PROT_ERR;
-		}
+		if (s->length == 0)
+			continue;
+		mem = pmr_mr_check(dev, qp->pub.pd, s->lkey, s->addr,
+				   s->length, access, false);
+		if (mem == NULL)
+			return PMR_WC_LOC_PROT_ERR;
+		if (w->num_sge == 1 && !op_is_rd(w->opcode))
+			*src = mem;
+	}
 	return PMR_WC_SUCCESS;
 }
 
@@ -238,11 +251,12 @@ static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
 }
 
 /*
- * Send the next packet of WQE w.
+ * Send the next packet of WQE w.  src: its data, checked by wqe_validate()
+ * in the same run (NULL: gathered from the SGEs, each checked again).
  * @return 1 sent, 0 could not (no mbuf / no neighbour), -1 local error.
  */
 static int req_packet(struct roce_dev *d, struct roce_qp *rq,
-		      struct pmr_swqe *w, uint32_t mtu)
+		      struct pmr_swqe *w, uint32_t mtu, const uint8_t *src)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	bool ud = qp->pub.qp_type == PMR_QPT_UD;
@@ -330,7 +344,9 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
 	if (f == NULL)
 		return 0;
-	if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {
+	if (src != NULL)
+		memcpy(f + hl, src, n);   /* the first packet: offset 0 */
+	else if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {
 		rte_pktmbuf_free(m);
 		return -1;
 	}
@@ -467,6 +483,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		uint32_t cons = atomic_load_explicit(&qp->sq.cons,
 						     memory_order_relaxed);
 		struct roce_swqe_st *s = &rq->wst[rq->req_idx & qp->sq.mask];
+		const uint8_t *src = NULL;
 		struct pmr_swqe *w;
 		int r;
 
@@ -478,7 +495,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			/* starting (or restarting) this WQE: same PSNs again */
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
-			s->local_err = wqe_validate(qp, w, mtu);
+			s->local_err = wqe_validate(qp, w, mtu, &src);
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
 			if (!retire_local(rq, s->local_err, cons))
@@ -493,7 +510,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			if (rq->req_off == 0 && rd_blocked(rq, w))
 				break;
 		}
-		r = req_packet(d, rq, w, mtu);
+		r = req_packet(d, rq, w, mtu, src);
 		if (r == 0) {
 			/* no neighbour yet: for RC this counts as packets no
 			 * one answers (local ACK timeout, then RETRY_EXC_ERR) */
