@@ -65,7 +65,7 @@ def main(path):
                          f"({rng(mpps)})",
                          f"{med(rbw):.1f} MB/s" +
                          ("" if rb in ([], [32]) else
-                          f" ({'/'.join(map(str, rb))} a burst)"),
+                          f" ({'/'.join(map(str, rb))} frames a burst)"),
                          f"{med(rmpps):.3f} Mpps",
                          f"x{med(ratio):.3f} ({rng(ratio)})", ""))
 

@@ -1637,8 +1637,8 @@ static bool size_set, rx_set;
 
 static int parse_opts(int argc, char **argv)
 {
-	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP, O_DEV,
-	       O_RAWBURST };
+	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
+	       O_DEV, O_RAWBURST };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -1729,6 +1729,8 @@ static void defaults(void)
 		die("-l is for the bandwidth tests (one message a round trip)");
 	if (o.raw_burst < 1 || o.raw_burst > RAW_BURST)
 		die("bad --raw-burst: 1..%d", RAW_BURST);
+	if (o.lat && o.raw_burst != RAW_BURST)
+		die("--raw-burst is for the bandwidth tests");
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)

@@ -67,6 +67,7 @@ reject "bad -l" send_bw -l 0
 reject "-l is for the bandwidth tests" send_lat -l 4
 reject "bad --raw-burst" send_bw --raw-burst 0
 reject "bad --raw-burst" send_bw --raw-burst 33
+reject "--raw-burst is for the bandwidth tests" send_lat --raw-burst 1
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare

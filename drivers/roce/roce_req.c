@@ -251,8 +251,9 @@ static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
 }
 
 /*
- * Send the next packet of WQE w.  src: its data, checked by wqe_validate()
- * in the same run (NULL: gathered from the SGEs, each checked again).
+ * Send the next packet of WQE w.  src: its data when this is its first
+ * packet (req_off 0), as wqe_validate() mapped it in the same requester
+ * step; NULL: gathered from the SGEs, each checked again.
  * @return 1 sent, 0 could not (no mbuf / no neighbour), -1 local error.
  */
 static int req_packet(struct roce_dev *d, struct roce_qp *rq,
