@@ -1449,6 +1449,19 @@ static int case_err_atomic_align(void)
 	return 0;
 }
 
+/*
+ * A SEND of sg into the server's receive rs that fails: the SEND completes
+ * with sst, the receive with rst (its data not compared).
+ */
+static int send_recv_fail(uint64_t id, struct pmr_sge *sg, struct rsge *rs,
+			  enum pmr_wc_status sst, enum pmr_wc_status rst)
+{
+	TRY(s_post_recv(0, id, rs, 1));
+	TRY(post_send(qps[0], id, PMR_WR_SEND, sg, 1, 0, 0, 0));
+	TRY(expect_wc(qps[0], id, sst, PMR_WR_SEND, -1));
+	return s_expect_recv(0, id, rst, PMR_WC_RECV, 0, false, 0, rs, 1);
+}
+
 static int case_err_recv_len(void)
 {
 	struct qpspec s = spec_default();
@@ -1459,11 +1472,8 @@ static int case_err_recv_len(void)
 	/* single packet */
 	TRY(case_begin(&s));
 	pmrt_fill_pat(buf, 200, 51, 0);
-	TRY(s_post_recv(0, id, &rs, 1));
-	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
-	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
-	TRY(s_expect_recv(0, id, PMR_WC_LOC_LEN_ERR, PMR_WC_RECV, 0, false, 0,
-			  &rs, 1));
+	TRY(send_recv_fail(id, &sg, &rs, PMR_WC_REM_INV_REQ_ERR,
+			   PMR_WC_LOC_LEN_ERR));
 	TRY(expect_flushed(0));
 	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
 	TRY(case_end());
@@ -1473,11 +1483,8 @@ static int case_err_recv_len(void)
 	sg.length = 3000;
 	TRY(case_begin(&s));
 	pmrt_fill_pat(buf, 3000, 52, 0);
-	TRY(s_post_recv(0, id, &rs, 1));
-	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
-	TRY(expect_wc(qps[0], id, PMR_WC_REM_INV_REQ_ERR, PMR_WR_SEND, -1));
-	TRY(s_expect_recv(0, id, PMR_WC_LOC_LEN_ERR, PMR_WC_RECV, 0, false, 0,
-			  &rs, 1));
+	TRY(send_recv_fail(id, &sg, &rs, PMR_WC_REM_INV_REQ_ERR,
+			   PMR_WC_LOC_LEN_ERR));
 	TRY(expect_flushed(0));
 	TRY(s_expect_qp(0, PMR_QPS_ERR, -1));
 	return case_end();
@@ -1498,11 +1505,8 @@ static int case_err_recv_lkey(void)
 
 	TRY(case_begin(&s));
 	pmrt_fill_pat(buf, 64, 53, 0);
-	TRY(s_post_recv(0, id, &rs, 1));
-	TRY(post_send(qps[0], id, PMR_WR_SEND, &sg, 1, 0, 0, 0));
-	TRY(expect_wc(qps[0], id, PMR_WC_REM_OP_ERR, PMR_WR_SEND, -1));
-	TRY(s_expect_recv(0, id, PMR_WC_LOC_PROT_ERR, PMR_WC_RECV, 0, false, 0,
-			  &rs, 1));
+	TRY(send_recv_fail(id, &sg, &rs, PMR_WC_REM_OP_ERR,
+			   PMR_WC_LOC_PROT_ERR));
 	/* (an error completion's buffer is not compared above: the
 	 * receive's 100 bytes still hold the canary post_recv wrote) */
 	TRY(s_region(C_VERIFY, rs.off, 0, 0, 0, rs.len));
@@ -1804,6 +1808,31 @@ static int case_sqd_rnr(void)
 }
 
 /*
+ * A READ of rlen bytes (remote pattern rpat, local buffer canaried) and a
+ * SEND of slen bytes (pattern spat, from buf + 5 MiB) behind it with
+ * sflags, into the server's receive rs: the set-up of the cases below.
+ * The MAC is resolved first, so nothing waits for ARP.
+ */
+static int read_then_send(uint32_t rlen, uint32_t rpat, uint32_t slen,
+			  uint32_t spat, struct rsge *rs, unsigned int sflags,
+			  uint64_t *rid, uint64_t *sid)
+{
+	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
+	struct pmr_sge sg = { (uintptr_t)(buf + 5 * MIB), slen, mr->lkey };
+
+	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));
+	*rid = wr_seq++;
+	*sid = wr_seq++;
+	TRY(s_region(C_FILL, 0, rlen, rpat, 0, 0));
+	memset(buf, CANARY, rlen + GUARD);
+	pmrt_fill_pat(buf + 5 * MIB, slen, spat, 0);
+	TRY(s_post_recv(0, *sid, rs, 1));
+	TRY(post_send(qps[0], *rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
+		      srv.buf_rkey, 0));
+	return post_send(qps[0], *sid, PMR_WR_SEND, &sg, 1, 0, 0, sflags);
+}
+
+/*
  * RTS -> SQD while a fenced SEND waits behind a 512 KiB READ (512 PSNs,
  * inside the window: only the fence holds the SEND): the READ completes;
  * the SEND has not begun, so SQ_DRAINED comes without it and it goes
@@ -1813,26 +1842,15 @@ static int case_sqd_fence(void)
 {
 	struct qpspec s = spec_default();
 	const uint32_t rlen = 512 * 1024, slen = 64;
-	const uint64_t soff = 5 * MIB;
 	uint64_t rid, sid;
-	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
-	struct pmr_sge sg = { (uintptr_t)(buf + soff), slen, mr->lkey };
 	struct rsge rs = { 6 * MIB, 4096, 0 };
 	struct pmr_wc wc;
 	int r;
 
 	TRY(case_begin(&s));
-	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
-	rid = wr_seq++;
-	sid = wr_seq++;
 	naevs = 0;
-	TRY(s_region(C_FILL, 0, rlen, 63, 0, 0));
-	memset(buf, CANARY, rlen + GUARD);
-	pmrt_fill_pat(buf + soff, slen, 64, 0);
-	TRY(s_post_recv(0, sid, &rs, 1));
-	TRY(post_send(qps[0], rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
-		      srv.buf_rkey, 0));
-	TRY(post_send(qps[0], sid, PMR_WR_SEND, &sg, 1, 0, 0, PMR_SEND_FENCE));
+	TRY(read_then_send(rlen, 63, slen, 64, &rs, PMR_SEND_FENCE, &rid,
+			   &sid));
 	TRY(to_sqd(true));
 	TRY(expect_wc(qps[0], rid, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, rlen));
 	TRY(l_verify(0, rlen, 63, 0, GUARD));
@@ -1866,29 +1884,18 @@ static int case_resp_order(void)
 {
 	struct qpspec s = spec_default();
 	const uint32_t rlen = 256 * 1024, slen = 100;
-	const uint64_t soff = 5 * MIB, aoff = 6 * MIB, loc = 6 * MIB + 64;
+	const uint64_t aoff = 6 * MIB, loc = 6 * MIB + 64;
 	uint64_t *lv = (uint64_t *)(buf + loc);
-	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
-	struct pmr_sge sg = { (uintptr_t)(buf + soff), slen, mr->lkey };
 	struct rsge rs = { 7 * MIB, 4096, 0 };
 	struct pmr_roce_port_stats a, b;
 	uint64_t rid, sid, aid, v;
 
 	TRY(case_begin(&s));
-	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
-	rid = wr_seq++;
-	sid = wr_seq++;
-	aid = wr_seq++;
-	TRY(s_region(C_FILL, 0, rlen, 65, 0, 0));
 	TRY(s_set64(aoff, 1000));
-	memset(buf, CANARY, rlen + GUARD);
-	pmrt_fill_pat(buf + soff, slen, 66, 0);
 	*lv = 0;
-	TRY(s_post_recv(0, sid, &rs, 1));
 	TRY(pmr_roce_port_stats(dev, &a));
-	TRY(post_send(qps[0], rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
-		      srv.buf_rkey, 0));
-	TRY(post_send(qps[0], sid, PMR_WR_SEND, &sg, 1, 0, 0, 0));
+	TRY(read_then_send(rlen, 65, slen, 66, &rs, 0, &rid, &sid));
+	aid = wr_seq++;
 	TRY(post_atomic(qps[0], aid, PMR_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)lv,
 			srv.buf + aoff, srv.buf_rkey, 7, 0));
 	TRY(expect_wc(qps[0], rid, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, rlen));
