@@ -103,9 +103,12 @@ struct roce_swqe_st {
 	enum pmr_wc_status local_err;     /* set: fails when it reaches the head */
 };
 
+/* What a responder slot holds (roce_res.kind). */
+enum { ROCE_RES_FREE, ROCE_RES_READ, ROCE_RES_ATOMIC };
+
 /* A READ or atomic the responder executed (kept for duplicates). */
 struct roce_res {
-	uint8_t kind;                     /* 0 free, 1 READ, 2 atomic */
+	uint8_t kind;                     /* ROCE_RES_* */
 	uint32_t psn;                     /* first PSN */
 	uint32_t npkts;
 	uint64_t va;

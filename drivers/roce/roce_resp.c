@@ -193,7 +193,7 @@ bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
 	if (rq->in_write && (rq->wr_rkey >> 8) == mr->index)
 		return true;
 	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)
-		if (res_is_on(rq, &rq->res[i]) && rq->res[i].kind == 1 &&
+		if (res_is_on(rq, &rq->res[i]) && rq->res[i].kind == ROCE_RES_READ &&
 		    (rq->res[i].rkey >> 8) == mr->index)
 			return true;
 	return false;
@@ -421,7 +421,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 		nak(d, rq, WIRE_NAK_REM_ACCESS, p->psn, PMR_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
-	r->kind = 1;
+	r->kind = ROCE_RES_READ;
 	r->psn = p->psn;
 	r->npkts = len ? roce_mtu_pkts(len, mtu) : 1;
 	r->va = wire_reth_va(reth);
@@ -518,13 +518,13 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 					    __ATOMIC_SEQ_CST);
 	}
 	/* field by field: a zeroing initializer becomes "rep stos" */
-	r->kind = 2;
+	r->kind = ROCE_RES_ATOMIC;
 	r->psn = p->psn;
 	r->npkts = 1;
 	r->va = 0;
 	r->rkey = 0;
 	r->len = 0;
-	r->orig = orig;         /* (not active: checked above) */
+	r->orig = orig;         /* (slot free: res_full() above) */
 	r->sent = 0;
 	r->next_psn = 0;
 	rq->res_next = res_after(rq->res_next);
@@ -543,14 +543,14 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	rq->st.dup_rx++;
 	if (fl & WIRE_OPF_READ) {
 		/* executed again: the data may have changed */
-		r = res_find(rq, 1, p->psn);
+		r = res_find(rq, ROCE_RES_READ, p->psn);
 		if (r != NULL && read_setup(d, rq, r, f, p))
 			read_answer(d, rq);
 		return;
 	}
 	if (fl & WIRE_OPF_ATOMIC) {
 		/* never executed twice: replay the saved result */
-		r = res_find(rq, 2, p->psn);
+		r = res_find(rq, ROCE_RES_ATOMIC, p->psn);
 		if (r != NULL && !res_is_on(rq, r))  /* (else still to go) */
 			atomic_answer(d, rq, r);
 		return;
@@ -842,7 +842,7 @@ unsigned int roce_resp_run(struct roce_dev *d, struct roce_qp *rq,
 				     (PMR_MAX_RD_ATOMIC - 1);
 			struct roce_res *r = &rq->res[i];
 
-			if (r->kind == 2) {
+			if (r->kind == ROCE_RES_ATOMIC) {
 				if (!atomic_ack(d, rq, r->psn, r->orig))
 					break;
 				res_off(rq, r);
