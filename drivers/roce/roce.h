@@ -270,6 +270,8 @@ void roce_req_arm(struct roce_qp *rq, uint64_t now);
 void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
 void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now);
 void roce_req_reset(struct roce_qp *rq);
+/* The requester starts again at the SQ's consumer index: no WQE begun. */
+void roce_req_restart(struct roce_qp *rq);
 
 /* roce_comp.c */
 void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq,

@@ -753,10 +753,7 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 	if (next == PMR_QPS_RTS && cur == PMR_QPS_SQE) {
 		/* SQE flushed every WR posted: the requester starts at the
 		 * first one posted from now on, not at a flushed one */
-		rq->req_idx = atomic_load_explicit(&qp->sq.cons,
-						   memory_order_relaxed);
-		rq->started_idx = rq->req_idx;
-		rq->req_off = 0;
+		roce_req_restart(rq);
 	}
 	if (next == PMR_QPS_SQD && cur == PMR_QPS_RTS)
 		rq->sqd_notify = (mask & PMR_QP_EN_SQD_ASYNC_NOTIFY) &&

@@ -148,13 +148,19 @@ static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
 
 /* ---- state ------------------------------------------------------------ */
 
+void roce_req_restart(struct roce_qp *rq)
+{
+	rq->req_idx = atomic_load_explicit(&rq->qp->sq.cons,
+					   memory_order_relaxed);
+	rq->req_off = 0;
+	rq->started_idx = rq->req_idx;
+}
+
 void roce_req_reset(struct roce_qp *rq)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 
-	rq->req_idx = atomic_load(&qp->sq.cons);
-	rq->req_off = 0;
-	rq->started_idx = rq->req_idx;
+	roce_req_restart(rq);
 	rq->req_psn = qp->attr.sq_psn;
 	rq->una_psn = qp->attr.sq_psn;
 	rq->read_off = 0;
