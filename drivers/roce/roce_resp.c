@@ -434,9 +434,10 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 }
 
 /*
- * Start answering a READ just set up, in this engine run: the responses
- * leave with the receive burst's other replies, oldest READ first (the rest
- * of a long one goes out in later runs).  After the MSN counts the READ.
+ * Start sending the answers the slots hold (READ responses, atomic ACKs
+ * queued behind them), in this engine run: they leave with the receive
+ * burst's other replies, oldest first (the rest of a long READ goes out in
+ * later runs).  After the MSN counts the request just taken in.
  */
 static void read_answer(struct roce_dev *d, struct roce_qp *rq)
 {
