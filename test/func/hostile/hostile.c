@@ -89,7 +89,9 @@ static struct pmr_pd *pd;
 static struct pmr_cq *cq;
 static uint8_t *big, *nrbuf;
 static struct pmr_mr *mr, *nr_mr;
-static uint8_t scratch[4096] __attribute__((aligned(64)));
+/* 64 KiB: a READ of all of it takes more than one engine run (case 29) */
+#define SCRATCH_SIZE (64u << 10)
+static uint8_t scratch[SCRATCH_SIZE] __attribute__((aligned(64)));
 static struct pmr_mr *scr_mr;     /* SCRATCH / DEREG */
 static struct pmr_qp *udqp;
 static struct pmr_qp *qps[MAXQP];
@@ -518,6 +520,14 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 		if (action[0] == 'R')
 			a.qp_state = PMR_QPS_RESET;
 		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+	} else if (strcmp(action, "DEREG") == 0) {
+		/* the frames taken in, then pmr_dereg_mr's result on the
+		 * scratch MR */
+		ret = scr_mr ? pmr_dereg_mr(scr_mr) : -1;
+		if (ret == 0)
+			scr_mr = NULL;
+		vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts, ret);
+		return;
 	}
 	if (ret != 0)
 		vsay("FAIL STEP %s", action);
@@ -2056,6 +2066,45 @@ static void case15(void)
 		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
 }
 
+/*
+ * pmr_dereg_mr of an MR a READ is still being answered from: a READ of the
+ * whole scratch MR (64 responses at MTU 1024) taken in by one engine run,
+ * which sends the first ROCE_RX_BURST (32) of them, then dereg_mr at once:
+ * EBUSY, and the rest of the responses follow in order; once they are all
+ * sent the dereg succeeds.
+ */
+static void case29(void)
+{
+	struct vqp q = new_qp(0x29000);
+	struct wire_build b;
+	unsigned int same;
+	uint64_t va;
+	uint32_t rkey;
+	const char *r;
+	int bad = 0, n = -1, ret = -1;
+
+	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
+		die("SCRATCH failed");
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn, q.epsn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = SCRATCH_SIZE;
+	send_pkt(&b, 0, 0, false);
+	r = ctl("STEP %u 1 DEREG", q.qpn);
+	CHECK(sscanf(r, "OK %d %d", &n, &ret) == 2 && n == 1 && ret == EBUSY,
+	      "STEP: %s (expected one frame taken in, then EBUSY %d)", r,
+	      EBUSY);
+	rx_drain(100);
+	bad += in_order(&q, q.epsn, SCRATCH_SIZE / 1024, "the READ");
+	ret = dereg_scratch(0, &same);
+	CHECK(ret == 0, "dereg_mr after the READ returned %d", ret);
+	CHECK(qp_state_of(q.qpn) == PMR_QPS_RTS, "QP not in RTS");
+	verdict("29 dereg_mr mid-READ -> EBUSY, every response sent, then 0",
+		bad);
+}
+
 static void case1(void)
 {
 	struct { const char *n; uint64_t va; uint32_t len; } t[] = {
@@ -2578,6 +2627,7 @@ static const struct {
 	{ 26, case26 },
 	{ 27, case27 },
 	{ 28, case28 },
+	{ 29, case29 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
