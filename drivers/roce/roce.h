@@ -101,6 +101,11 @@ struct roce_swqe_st {
 	uint32_t first_psn;
 	uint32_t npkts;                   /* PSNs the WQE uses */
 	enum pmr_wc_status local_err;     /* set: fails when it reaches the head */
+	uint8_t *dst;                     /* READ / atomic with one SGE: where
+					   * its answer lands, mapped by the
+					   * MR check of its first packet
+					   * (pmr_dereg_mr waits while the
+					   * WQE is posted); NULL otherwise */
 };
 
 /* What a responder slot holds (roce_res.kind). */

@@ -196,9 +196,15 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 		fail_head(rq, PMR_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (p->payload_len > 0 &&
-	    !roce_sge_scatter(qp, pmr_swqe_sge(w), w->num_sge, rq->read_off,
-			      f + p->payload_off, p->payload_len)) {
+	if (p->payload_len > 0 && s->dst != NULL) {
+		/* one SGE, checked whole when the READ was sent; the
+		 * length check above keeps the copy inside it */
+		memcpy(s->dst + rq->read_off, f + p->payload_off,
+		       p->payload_len);
+	} else if (p->payload_len > 0 &&
+		   !roce_sge_scatter(qp, pmr_swqe_sge(w), w->num_sge,
+				     rq->read_off, f + p->payload_off,
+				     p->payload_len)) {
 		fail_head(rq, PMR_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -232,8 +238,10 @@ static void atomic_ack_rx(struct roce_qp *rq, const uint8_t *f,
 		return;
 	}
 	orig = wire_atmack_orig(ack);
-	if (!roce_sge_scatter(rq->qp, pmr_swqe_sge(w), 1, 0,
-			      (const uint8_t *)&orig, 8)) {
+	if (s->dst != NULL) {
+		memcpy(s->dst, &orig, 8);   /* its one SGE of 8 bytes, checked */
+	} else if (!roce_sge_scatter(rq->qp, pmr_swqe_sge(w), 1, 0,
+				     (const uint8_t *)&orig, 8)) {
 		fail_head(rq, PMR_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -107,18 +107,19 @@ bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 }
 
 /*
- * Local checks of a WQE before its first packet.  *src: where the data of
- * a SEND or WRITE gathered from one SGE starts (its MR just checked), for
- * the packet built next; NULL otherwise.
+ * Local checks of a WQE before its first packet.  *one: the address its
+ * MR check gave for a WQE of one SGE (not inline, not empty), else NULL:
+ * where a SEND or WRITE gathers its first packet from, where a READ's
+ * responses or an atomic's result land.
  */
 static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
 				       struct pmr_swqe *w, uint32_t mtu,
-				       const uint8_t **src)
+				       uint8_t **one)
 {
 	struct pmr_dev_obj *dev = qp->ctx->dev;
 	int access = op_is_rd(w->opcode) ? PMR_ACCESS_LOCAL_WRITE : 0;
 
-	*src = NULL;
+	*one = NULL;
 
 	if (w->length > MAX_MSG)
 		return PMR_WC_LOC_LEN_ERR;
@@ -132,7 +133,7 @@ static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
 		return PMR_WC_SUCCESS;
 	for (uint32_t i = 0; i < w->num_sge; i++) {
 		const struct pmr_sge *s = &pmr_swqe_sge(w)[i];
-		const uint8_t *mem;
+		uint8_t *mem;
 
 		if (s->length == 0)
 			continue;
@@ -140,8 +141,8 @@ static enum pmr_wc_status wqe_validate(struct pmr_qp_obj *qp,
 				   s->length, access, false);
 		if (mem == NULL)
 			return PMR_WC_LOC_PROT_ERR;
-		if (w->num_sge == 1 && !op_is_rd(w->opcode))
-			*src = mem;
+		if (w->num_sge == 1)
+			*one = mem;
 	}
 	return PMR_WC_SUCCESS;
 }
@@ -500,9 +501,15 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
 			/* starting (or restarting) this WQE: same PSNs again */
+			uint8_t *one;
+
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
-			s->local_err = wqe_validate(qp, w, mtu, &src);
+			s->local_err = wqe_validate(qp, w, mtu, &one);
+			if (op_is_rd(w->opcode))
+				s->dst = one;
+			else
+				src = one;
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
 			if (!retire_local(rq, s->local_err, cons))
