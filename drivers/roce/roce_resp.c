@@ -424,7 +424,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	r->kind = ROCE_RES_READ;
 	r->psn = p->psn;
 	r->npkts = len ? roce_mtu_pkts(len, mtu) : 1;
-	r->src = ptr;
+	r->va = wire_reth_va(reth);
 	r->rkey = wire_reth_rkey(reth);
 	r->len = len;
 	r->sent = 0;
@@ -522,7 +522,7 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	r->kind = ROCE_RES_ATOMIC;
 	r->psn = p->psn;
 	r->npkts = 1;
-	r->src = NULL;
+	r->va = 0;
 	r->rkey = 0;
 	r->len = 0;
 	r->orig = orig;         /* (slot free: res_full() above) */
@@ -782,6 +782,7 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		bool first = idx == 0, last;
 		struct wire_build b;
 		uint8_t op;
+		const uint8_t *src;
 
 		if (n > mtu)
 			n = mtu;
@@ -790,12 +791,17 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		     first ? WIRE_OP_RC_READ_RESPONSE_FIRST :
 		     last ? WIRE_OP_RC_READ_RESPONSE_LAST :
 		     WIRE_OP_RC_READ_RESPONSE_MIDDLE;
+		src = pmr_mr_check(qp->ctx->dev, qp->pub.pd, r->rkey,
+				   r->va + r->sent, n, PMR_ACCESS_REMOTE_READ,
+				   true);
+		if (src == NULL) {
+			res_off(rq, r);           /* MR gone: give up */
+			break;
+		}
 		if (!reply_begin(d, rq, &b, op, r->next_psn))
 			break;
 		b.payload_len = n;
-		/* the whole range passed its MR check at read_setup(), and
-		 * the MR stays registered while the slot answers */
-		reply_send(d, rq, &b, r->src + r->sent);
+		reply_send(d, rq, &b, src);
 		resp_acks(rq, r->next_psn);
 		r->sent += n;
 		r->next_psn = wire_psn_add(r->next_psn, 1);
