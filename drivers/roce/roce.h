@@ -104,8 +104,8 @@ struct roce_swqe_st {
 	uint8_t *dst;                     /* READ / atomic with one SGE: where
 					   * its answer lands, mapped by the
 					   * MR check of its first packet
-					   * (pmr_dereg_mr waits while the
-					   * WQE is posted); NULL otherwise */
+					   * (pmr_dereg_mr returns EBUSY while
+					   * the WQE is posted); else NULL */
 };
 
 /* What a responder slot holds (roce_res.kind). */

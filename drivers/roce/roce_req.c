@@ -506,9 +506,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
 			s->local_err = wqe_validate(qp, w, mtu, &one);
-			if (op_is_rd(w->opcode))
-				s->dst = one;
-			else
+			s->dst = op_is_rd(w->opcode) ? one : NULL;
+			if (!op_is_rd(w->opcode))
 				src = one;
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {

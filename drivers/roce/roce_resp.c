@@ -437,7 +437,8 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
  * Start sending the answers the slots hold (READ responses, atomic ACKs
  * queued behind them), in this engine run: they leave with the receive
  * burst's other replies, oldest first (the rest of a long READ goes out in
- * later runs).  After the MSN counts the request just taken in.
+ * later runs).  Runs once the request is recorded (a new one counted in
+ * the MSN).
  */
 static void read_answer(struct roce_dev *d, struct roce_qp *rq)
 {

@@ -489,8 +489,9 @@ static int v_dest_rd_atomic(struct pmr_qp *qp, unsigned int n)
  * After HOLD: one engine run that takes in at most `frames` frames (none
  * when 0), then by the application: QP qpn moved to ERR or RESET, or
  * destroyed (action ERR, RESET, DESTROY), its max_dest_rd_atomic set to
- * N in SQD (RDA<N>), or nothing (NONE).  The engine runs again from then
- * on.  Says OK and how many frames the run took in.
+ * N in SQD (RDA<N>), the scratch MR deregistered (DEREG), or nothing
+ * (NONE).  The engine runs again from then on.  Says OK and how many
+ * frames the run took in; DEREG adds pmr_dereg_mr's result.
  */
 static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 {
@@ -2083,6 +2084,12 @@ static void case29(void)
 	const char *r;
 	int bad = 0, n = -1, ret = -1;
 
+	/* a scratch MR nothing else uses (an earlier case's may still be
+	 * registered: it goes first, and must go, or EBUSY below would not
+	 * be the READ's doing) */
+	ret = dereg_scratch(0, &same);
+	if (ret != 0 && ret != -1)
+		die("scratch MR still in use: dereg_mr %d", ret);
 	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
 		die("SCRATCH failed");
 	if (strcmp(ctl("HOLD"), "OK") != 0)
