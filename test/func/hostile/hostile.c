@@ -1947,6 +1947,30 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first)
 }
 
 /*
+ * After a lost answer: the requester sends two requests again, (op1, psn1)
+ * then (op2, psn2) (the third and fourth it sent to QP q), and completes
+ * nothing before they are answered.  @return failed checks.
+ */
+static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
+		      uint8_t op2, uint32_t psn2)
+{
+	struct wcrec w[16];
+	unsigned int k = requests_until(q->dqpn, 4, 200), nw;
+	int bad = 0;
+
+	CHECK(k == 4 && ans[2].opcode == op1 && ans[2].psn == psn1 &&
+	      ans[3].opcode == op2 && ans[3].psn == psn2,
+	      "%u requests, expected opcode 0x%02x psn 0x%x, then 0x%02x "
+	      "0x%x (third: 0x%02x 0x%x, fourth: 0x%02x 0x%x)", k, op1, psn1,
+	      op2, psn2, k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0,
+	      k >= 4 ? ans[3].opcode : 0, k >= 4 ? ans[3].psn : 0);
+	nw = wcs_of(q->qpn, w, 16);
+	CHECK(nw == 0, "%u completions before the lost answer came (first "
+	      "status %d)", nw, nw ? w[0].status : -1);
+	return bad;
+}
+
+/*
  * The requester when an answer of a READ is lost: it posts a 2048-byte
  * READ (two responses) and a FETCH_ADD; we send the READ's first response
  * and the atomic ACK, not the READ's last response.  The atomic ACK, for
@@ -1958,25 +1982,15 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first)
 static void case17(void)
 {
 	struct vqp q = new_qp(0x17000);
-	struct wcrec w[16];
 	uint32_t p0 = q.sqpsn;
-	unsigned int k, nw;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
-	k = requests_until(q.dqpn, 4, 200);
-	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[2].psn == wire_psn_add(p0, 1) &&
-	      ans[3].opcode == WIRE_OP_RC_FETCH_ADD &&
-	      ans[3].psn == wire_psn_add(p0, 2),
-	      "%u requests, expected the READ again from its second response, "
-	      "then the FETCH_ADD (third: opcode 0x%02x psn 0x%x)", k,
-	      k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0);
-	nw = wcs_of(q.qpn, w, 16);
-	CHECK(nw == 0, "%u completions before the READ was answered (first "
-	      "status %d)", nw, nw ? w[0].status : -1);
+	/* the READ again from its second response, then the FETCH_ADD */
+	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
+			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 2));
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	bad += read_atomic_done(&q, false);
@@ -1996,24 +2010,15 @@ static void case17(void)
 static void case20(void)
 {
 	struct vqp q = new_qp(0x20000);
-	struct wcrec w[16];
 	uint32_t p0 = q.sqpsn;
-	unsigned int k, nw;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, true);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
-	k = requests_until(q.dqpn, 4, 200);
-	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_FETCH_ADD &&
-	      ans[2].psn == p0 && ans[3].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[3].psn == wire_psn_add(p0, 1),
-	      "%u requests, expected the FETCH_ADD again, then the READ "
-	      "(third: opcode 0x%02x psn 0x%x)", k,
-	      k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0);
-	nw = wcs_of(q.qpn, w, 16);
-	CHECK(nw == 0, "%u completions before the FETCH_ADD was answered "
-	      "(first status %d)", nw, nw ? w[0].status : -1);
+	/* the FETCH_ADD again, then the READ */
+	bad += sent_again(&q, WIRE_OP_RC_FETCH_ADD, p0,
+			  WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1));
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, p0, 0, 0);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
