@@ -1608,6 +1608,32 @@ static void case19(void)
 		"READ responses, then only the fatal NAK", bad);
 }
 
+/* HOLD: the victim's engine runs no more until the next STEP. */
+static void hold(void)
+{
+	if (strcmp(ctl("HOLD"), "OK") != 0)
+		die("HOLD failed");
+}
+
+/*
+ * STEP: one engine run of the victim, which must take in `frames` frames,
+ * then `action` on QP q (v_step()).  *result: the number DEREG adds, when
+ * not NULL.  @return failed checks.
+ */
+static int step(const struct vqp *q, unsigned int frames, const char *action,
+		int *result)
+{
+	const char *r = ctl("STEP %u %u %s", q->qpn, frames, action);
+	int bad = 0, n = -1, x = -1;
+
+	CHECK(sscanf(r, "OK %d %d", &n, &x) >= (result ? 2 : 1) &&
+	      n == (int)frames, "STEP %s: %s (expected %u frames taken in)",
+	      action, r, frames);
+	if (result != NULL)
+		*result = x;
+	return bad;
+}
+
 /* Every answer to QP q so far is a READ response, n of them from psn on,
  * in PSN order.  @return failed checks. */
 static int in_order(const struct vqp *q, uint32_t psn, unsigned int n,
@@ -1638,15 +1664,11 @@ static int in_order(const struct vqp *q, uint32_t psn, unsigned int n,
 static void case21(void)
 {
 	struct vqp q = new_qp(0x21000);
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	reads(&q, q.epsn, 1);
-	r = ctl("STEP %u 1 ERR", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 1,
-	      "STEP: %s (expected one frame taken in)", r);
+	bad += step(&q, 1, "ERR", NULL);
 	rx_drain(100);
 	bad += in_order(&q, q.epsn, 32, "the one run before ERR");
 	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
@@ -1669,16 +1691,12 @@ static void reset_owed(uint32_t epsn, const char *action, int state,
 {
 	struct vqp q = new_qp(epsn);
 	uint32_t wpsn = wire_psn_add(q.epsn, TWO_READS);
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	two_reads(&q, q.epsn);
 	bad_write(&q, wpsn);
-	r = ctl("STEP %u 3 %s", q.qpn, action);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 3,
-	      "STEP: %s (expected three frames taken in)", r);
+	bad += step(&q, 3, action, NULL);
 	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x62, wpsn,
 			  state, TWO_READS / 2);
 	verdict(what, bad);
@@ -1708,15 +1726,11 @@ static void case23(void)
 static void case24(void)
 {
 	struct vqp q = new_qp(0x24000);
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	two_reads(&q, q.epsn);
-	r = ctl("STEP %u 2 RDA1", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
-	      "STEP: %s (expected two frames taken in)", r);
+	bad += step(&q, 2, "RDA1", NULL);
 	rx_drain(100);
 	bad += in_order(&q, q.epsn, TWO_READS, "the two READs");
 	reads(&q, wire_psn_add(q.epsn, TWO_READS), 1);
@@ -1737,17 +1751,12 @@ static void case24(void)
 static void case25(void)
 {
 	struct vqp q = new_qp(0x25000);
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
-	r = ctl("STEP %u 0 RDA1", q.qpn);
-	CHECK(strncmp(r, "OK", 2) == 0, "STEP RDA1: %s", r);
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	bad += step(&q, 0, "RDA1", NULL);
+	hold();
 	two_reads(&q, q.epsn);
-	r = ctl("STEP %u 2 NONE", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
-	      "STEP: %s (expected two frames taken in)", r);
+	bad += step(&q, 2, "NONE", NULL);
 	bad += reads_then(&q, q.epsn, WIRE_OP_RC_ACKNOWLEDGE, 0x61,
 			  wire_psn_add(q.epsn, TWO_READS / 2), ST_ERR,
 			  TWO_READS / 2);
@@ -1765,16 +1774,12 @@ static void case26(void)
 {
 	struct vqp q = new_qp(0x26000);
 	struct wire_build b;
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
 	send_pkt(&b, 64, 0x26, false);
-	r = ctl("STEP %u 1 ERR", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 1,
-	      "STEP: %s (expected one frame taken in)", r);
+	bad += step(&q, 1, "ERR", NULL);
 	rx_drain(100);
 	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers, expected none "
 	      "from a QP in ERR", ans_count(q.dqpn, -1, -1));
@@ -1809,8 +1814,7 @@ static void case27(void)
 {
 	struct vqp q = new_qp(0x27000);
 	uint32_t big = wire_psn_add(q.epsn, RESP_SLOTS - 1);
-	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
 	for (unsigned int i = 0; i + 1 < RESP_SLOTS; i++) {
 		small_read(&q, wire_psn_add(q.epsn, i));
@@ -1819,13 +1823,10 @@ static void case27(void)
 	rx_drain(20);
 	bad += in_order(&q, q.epsn, RESP_SLOTS - 1, "the one-packet READs");
 	ans_clear();
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	reads(&q, big, 1);
 	small_read(&q, wire_psn_add(big, TWO_READS / 2));
-	r = ctl("STEP %u 2 NONE", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
-	      "STEP: %s (expected two frames taken in)", r);
+	bad += step(&q, 2, "NONE", NULL);
 	rx_drain(100);
 	bad += in_order(&q, big, TWO_READS / 2 + 1,
 			"a READ in the last slot, then one in slot 0");
@@ -1848,22 +1849,19 @@ static void case28(void)
 	struct wire_build b;
 	unsigned int nw;
 	const char *r;
-	int bad = 0, n = -1;
+	int bad = 0;
 
 	r = ctl("POST %u 1 1", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST: %s", r);
 	CHECK(requests_until(q.dqpn, 1, 500) == 1 && ans[0].psn == q.sqpsn,
 	      "the victim's SEND at PSN 0x%x did not come", q.sqpsn);
 	ans_clear();
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	reads(&q, q.epsn, 1);
 	build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, q.sqpsn);
 	b.syndrome = wire_syn_nak(WIRE_NAK_REM_ACCESS);
 	send_pkt(&b, 0, 0, false);
-	r = ctl("STEP %u 2 NONE", q.qpn);
-	CHECK(sscanf(r, "OK %d", &n) == 1 && n == 2,
-	      "STEP: %s (expected two frames taken in)", r);
+	bad += step(&q, 2, "NONE", NULL);
 	rx_drain(100);
 	bad += in_order(&q, q.epsn, 32, "the run that took in the NAK");
 	nw = wcs_of(q.qpn, w, 16);
@@ -2086,8 +2084,7 @@ static void case29(void)
 	unsigned int same;
 	uint64_t va;
 	uint32_t rkey;
-	const char *r;
-	int bad = 0, n = -1, ret = -1;
+	int bad = 0, ret = -1;
 
 	/* a scratch MR nothing else uses (an earlier case's may still be
 	 * registered: it goes first, and must go, or EBUSY below would not
@@ -2097,17 +2094,14 @@ static void case29(void)
 		die("scratch MR still in use: dereg_mr %d", ret);
 	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
 		die("SCRATCH failed");
-	if (strcmp(ctl("HOLD"), "OK") != 0)
-		die("HOLD failed");
+	hold();
 	build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn, q.epsn);
 	b.va = va;
 	b.rkey = rkey;
 	b.dma_len = SCRATCH_SIZE;
 	send_pkt(&b, 0, 0, false);
-	r = ctl("STEP %u 1 DEREG", q.qpn);
-	CHECK(sscanf(r, "OK %d %d", &n, &ret) == 2 && n == 1 && ret == EBUSY,
-	      "STEP: %s (expected one frame taken in, then EBUSY %d)", r,
-	      EBUSY);
+	bad += step(&q, 1, "DEREG", &ret);
+	CHECK(ret == EBUSY, "dereg_mr mid-READ returned %d, not EBUSY", ret);
 	rx_drain(100);
 	bad += in_order(&q, q.epsn, SCRATCH_SIZE / 1024, "the READ");
 	ret = dereg_scratch(0, &same);
