@@ -32,6 +32,7 @@ static void progress_made(struct roce_qp *rq)
 
 	rq->retry_left = qp->attr.retry_cnt;
 	rq->rnr_left = qp->attr.rnr_retry;
+	rq->asked_again = false;
 	if (rq->una_psn == rq->req_psn) {
 		rq->unsolicited = false;    /* nothing left to ask for */
 		rq->solicit_deadline = 0;
@@ -41,6 +42,23 @@ static void progress_made(struct roce_qp *rq)
 	else	/* answers come in from progress: its clock, read once */
 		rq->ack_deadline = roce_now(&roce_dev_of(qp)->now) +
 				   rq->ack_timeout_tsc;
+}
+
+/*
+ * A later answer showed the answers of the head READ or atomic lost from
+ * `psn` on: ask for them again, once per gap.  The answers already on
+ * their way behind the lost one come in next, and if each asked again,
+ * each request sent again would restart the responder's stream: on a
+ * long READ a storm in which no stream gets far.  A request sent again
+ * and lost as well is the ACK timer's.
+ */
+static void ask_again(struct roce_qp *rq, uint32_t psn)
+{
+	if (rq->asked_again && rq->asked_psn == psn)
+		return;
+	rq->asked_again = true;
+	rq->asked_psn = psn;
+	roce_req_retransmit(rq, psn);
 }
 
 /*
@@ -71,7 +89,7 @@ static bool ack_upto(struct roce_qp *rq, uint32_t psn)
 				una = got;
 			if (wire_psn_cmp(last, psn) <= 0)
 				/* covered by a later answer: its own were lost */
-				roce_req_retransmit(rq, got);
+				ask_again(rq, got);
 			break;
 		}
 		if (wire_psn_cmp(last, psn) > 0)
@@ -185,8 +203,8 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 	expect = wire_psn_add(s->first_psn, roce_mtu_whole(rq->read_off, mtu));
 	if (p->psn != expect) {
 		/* a gap: go back to the first missing response */
-		if (wire_psn_cmp(p->psn, expect) > 0 && rq->req_psn != expect)
-			roce_req_retransmit(rq, expect);
+		if (wire_psn_cmp(p->psn, expect) > 0)
+			ask_again(rq, expect);
 		return;
 	}
 	if (p->payload_len > w->length - rq->read_off ||

@@ -165,6 +165,7 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->req_psn = qp->attr.sq_psn;
 	rq->una_psn = qp->attr.sq_psn;
 	rq->read_off = 0;
+	rq->asked_again = false;
 	rq->retry_left = qp->attr.retry_cnt;
 	rq->rnr_left = qp->attr.rnr_retry;
 	rq->ack_deadline = 0;

@@ -399,25 +399,26 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 }
 
 /*
- * Post a 2048-byte READ (wr_id 7100, into the scratch MR's first 2048
- * bytes) and a FETCH_ADD (7101, add 3, its result at scratch + 2048) on QP
+ * Post a READ of len bytes (wr_id 7100, into the scratch MR's first len
+ * bytes) and a FETCH_ADD (7101, add 3, its result at scratch + len) on QP
  * qpn, both signaled, from remote address 0x10000, rkey 0x4242; in that
  * order, or the FETCH_ADD first when atomic_first.
  */
-static void v_post_read_atomic(uint32_t qpn, bool atomic_first)
+static void v_post_read_atomic(uint32_t qpn, bool atomic_first, uint32_t len)
 {
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_send_wr wr[2], *bad;
 	struct pmr_sge sg[2];
 
-	if (qp == NULL || scr_mr == NULL) {
+	if (qp == NULL || scr_mr == NULL || len % 8 != 0 ||
+	    len > SCRATCH_SIZE - 8) {
 		vsay("FAIL bad POSTRA");
 		return;
 	}
 	memset(wr, 0, sizeof(wr));
 	for (int i = 0; i < 2; i++) {
-		sg[i].addr = (uintptr_t)scratch + (uint64_t)i * 2048;
-		sg[i].length = i ? 8 : 2048;
+		sg[i].addr = (uintptr_t)scratch + (uint64_t)i * len;
+		sg[i].length = i ? 8 : len;
 		sg[i].lkey = scr_mr->lkey;
 		wr[i].wr_id = 7100 + (uint64_t)i;
 		wr[i].sg_list = &sg[i];
@@ -490,8 +491,9 @@ static int v_dest_rd_atomic(struct pmr_qp *qp, unsigned int n)
  * when 0), then by the application: QP qpn moved to ERR or RESET, or
  * destroyed (action ERR, RESET, DESTROY), its max_dest_rd_atomic set to
  * N in SQD (RDA<N>), the scratch MR deregistered (DEREG), or nothing
- * (NONE).  The engine runs again from then on.  Says OK and how many
- * frames the run took in; DEREG adds pmr_dereg_mr's result.
+ * (NONE).  The engine runs again from then on, but after HOLD (nothing
+ * done, and the engine stays held for the next STEP).  Says OK and how
+ * many frames the run took in; DEREG adds pmr_dereg_mr's result.
  */
 static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 {
@@ -510,6 +512,9 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 	}
 	if (strcmp(action, "NONE") == 0) {
 		ret = 0;
+	} else if (strcmp(action, "HOLD") == 0) {
+		ret = 0;
+		held = true;
 	} else if (sscanf(action, "RDA%u", &rda) == 1) {
 		ret = v_dest_rd_atomic(qp, rda);
 	} else if (strcmp(action, "DESTROY") == 0) {
@@ -554,8 +559,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POST %u %u %x %u", &a1, &a2, &a3,
 			       &a4)) >= 3) {
 		v_post_sends(a1, a2, a3, k == 4 && a4);
-	} else if ((k = sscanf(line, "POSTRA %u %u", &a1, &a2)) >= 1) {
-		v_post_read_atomic(a1, k == 2 && a2);
+	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
+		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
@@ -1892,25 +1897,26 @@ static void answer(const struct vqp *q, uint8_t opcode, uint32_t psn,
 }
 
 /*
- * POSTRA on q: the READ (2048 bytes, two responses, wr_id 7100) and the
- * FETCH_ADD (7101), the FETCH_ADD first when atomic_first; both requests
- * must come, in that order, from the QP's first PSN.  @return failed
- * checks.
+ * POSTRA on q: the READ (len bytes, len / 1024 responses, wr_id 7100) and
+ * the FETCH_ADD (7101), the FETCH_ADD first when atomic_first; both
+ * requests must come, in that order, from the QP's first PSN.  @return
+ * failed checks.
  */
-static int read_atomic_posted(const struct vqp *q, bool atomic_first)
+static int read_atomic_posted(const struct vqp *q, bool atomic_first,
+			      uint32_t len)
 {
 	uint8_t op0 = atomic_first ? WIRE_OP_RC_FETCH_ADD :
 		      WIRE_OP_RC_READ_REQUEST;
 	uint8_t op1 = atomic_first ? WIRE_OP_RC_READ_REQUEST :
 		      WIRE_OP_RC_FETCH_ADD;
-	uint32_t psn1 = wire_psn_add(q->sqpsn, atomic_first ? 1 : 2);
+	uint32_t psn1 = wire_psn_add(q->sqpsn, atomic_first ? 1 : len / 1024);
 	unsigned int k;
 	const char *r;
 	int bad = 0;
 
 	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
 		die("SCRATCH failed");
-	r = ctl("POSTRA %u %d", q->qpn, atomic_first);
+	r = ctl("POSTRA %u %d %u", q->qpn, atomic_first, len);
 	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
 	k = requests_until(q->dqpn, 2, 200);
 	CHECK(k == 2 && ans[0].opcode == op0 && ans[0].psn == q->sqpsn &&
@@ -1922,7 +1928,8 @@ static int read_atomic_posted(const struct vqp *q, bool atomic_first)
 
 /* Both WRs of read_atomic_posted() completed successfully, in the order
  * posted; the QP still in RTS.  @return failed checks. */
-static int read_atomic_done(const struct vqp *q, bool atomic_first)
+static int read_atomic_done(const struct vqp *q, bool atomic_first,
+			    uint32_t len)
 {
 	struct wcrec w[16];
 	unsigned int nw, rd = atomic_first ? 1 : 0, at = 1 - rd;
@@ -1932,7 +1939,7 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first)
 	nw = wcs_of(q->qpn, w, 16);
 	CHECK(nw == 2 && w[rd].wr_id == 7100 &&
 	      w[rd].status == PMR_WC_SUCCESS &&
-	      w[rd].opcode == PMR_WC_RDMA_READ && w[rd].len == 2048 &&
+	      w[rd].opcode == PMR_WC_RDMA_READ && w[rd].len == len &&
 	      w[at].wr_id == 7101 && w[at].status == PMR_WC_SUCCESS &&
 	      w[at].opcode == PMR_WC_FETCH_ADD,
 	      "%u completions (first wr_id %" PRIu64 " status %d, second "
@@ -1983,7 +1990,7 @@ static void case17(void)
 	uint32_t p0 = q.sqpsn;
 	int bad = 0;
 
-	bad += read_atomic_posted(&q, false);
+	bad += read_atomic_posted(&q, false, 2048);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	/* the READ again from its second response, then the FETCH_ADD */
@@ -1991,7 +1998,7 @@ static void case17(void)
 			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 2));
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
-	bad += read_atomic_done(&q, false);
+	bad += read_atomic_done(&q, false, 2048);
 	verdict("17 requester: an atomic ACK ahead of a READ's last response "
 		"-> the rest of the READ asked again, both complete", bad);
 }
@@ -2011,7 +2018,7 @@ static void case20(void)
 	uint32_t p0 = q.sqpsn;
 	int bad = 0;
 
-	bad += read_atomic_posted(&q, true);
+	bad += read_atomic_posted(&q, true, 2048);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
 	/* the FETCH_ADD again, then the READ */
@@ -2021,10 +2028,55 @@ static void case20(void)
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 2), 2, 1024);
-	bad += read_atomic_done(&q, true);
+	bad += read_atomic_done(&q, true, 2048);
 	verdict("20 requester: a READ response ahead of the atomic ACK before "
 		"it -> the FETCH_ADD sent again, the response dropped, both "
 		"complete", bad);
+}
+
+/*
+ * The requester when a READ response is lost and later ones keep coming:
+ * it posts a 5120-byte READ (five responses) and a FETCH_ADD; we send the
+ * READ's responses but the second, each taken in by its own engine run,
+ * with the requests sent again going out in between.  The first later
+ * response asks for the rest of the READ again (and the FETCH_ADD behind
+ * it); the two after it, still from the first stream, must not ask again:
+ * each request sent again restarts the responder's stream, so asking at
+ * every later response keeps a long READ from ever finishing.  Answered,
+ * both complete.
+ */
+static void case30(void)
+{
+	struct vqp q = new_qp_timed(0x30000, 18, 7);   /* no timer in the way */
+	uint32_t p0 = q.sqpsn;
+	struct stats s0, s1;
+	int bad = 0;
+
+	bad += read_atomic_posted(&q, false, 5120);
+	s0 = get_stats();
+	hold();
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
+	for (uint32_t i = 2; i < 5; i++)
+		answer(&q, i < 4 ? WIRE_OP_RC_READ_RESPONSE_MIDDLE :
+		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
+		       1024);
+	for (int i = 0; i < 4; i++)
+		bad += step(&q, 1, i < 3 ? "HOLD" : "NONE", NULL);
+	rx_drain(50);
+	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
+			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 5));
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "retransmits") == 1,
+	      "%" PRIu64 " restarts, expected 1",
+	      sdiff(&s0, &s1, "retransmits"));
+	for (uint32_t i = 1; i < 5; i++)
+		answer(&q, i < 4 ? WIRE_OP_RC_READ_RESPONSE_MIDDLE :
+		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
+		       1024);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 5), 1, 0);
+	bad += read_atomic_done(&q, false, 5120);
+	verdict("30 requester: a READ response lost, three later ones -> "
+		"the rest asked for once, both complete", bad);
 }
 
 static void case15(void)
@@ -2634,6 +2686,7 @@ static const struct {
 	{ 27, case27 },
 	{ 28, case28 },
 	{ 29, case29 },
+	{ 30, case30 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
