@@ -28,7 +28,9 @@ extern int roce_logtype;
 		##__VA_ARGS__)
 
 #define ROCE_RX_BURST 32
-#define ROCE_TX_MAX 64
+#define ROCE_TX_MAX 64                  /* frames built, not yet sent */
+#define ROCE_TX_STALL_NS 1000000000ull  /* a ring that takes nothing for
+					 * this long: frames are dropped */
 #define ROCE_STASH 32                   /* mbufs kept for the next frames */
 #define ROCE_NEIGH_MAX 64
 #define ROCE_MBUF_DATA 8192
@@ -87,6 +89,8 @@ struct roce_dev {
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
+	uint64_t tx_stall_tsc;            /* TSC: the ring took nothing since;
+					   * 0 when it last took something */
 	struct rte_mbuf *stash[ROCE_STASH];   /* mbufs taken from the pool in
 					       * bulk, after a transmit burst */
 	uint16_t nstash;
@@ -163,6 +167,9 @@ struct roce_qp {
 	bool arm_ack;                     /* start the ACK timer and the */
 	bool arm_solicit;                 /* solicit one at roce_req_arm() */
 	bool resolving;                   /* waiting for ARP / ND */
+	bool tx_blocked;                  /* the last packet could not be
+					   * built (no room to send): counts
+					   * as in flight for the ACK timer */
 	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 
 	/* responder */

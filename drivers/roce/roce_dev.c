@@ -438,7 +438,8 @@ static bool qp_idle(struct roce_qp *rq)
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
 	if (rq->need_req_reset || rq->need_resp_reset || rq->ack_pending ||
-	    (rq->sqd_notify && st == PMR_QPS_SQD) || rq->res_mask != 0)
+	    rq->nak_owed || (rq->sqd_notify && st == PMR_QPS_SQD) ||
+	    rq->res_mask != 0)
 		return false;
 	if (st != PMR_QPS_RTS && st != PMR_QPS_SQD)
 		return true;

@@ -25,6 +25,30 @@ static struct rte_mbuf *mbuf_get(struct roce_dev *d)
 	return rte_pktmbuf_alloc(d->pool);
 }
 
+/*
+ * An mbuf for a frame to send, or NULL (counted): ROCE_TX_MAX frames
+ * still wait for room in a full transmit ring, or the pool is empty.
+ * The frame is then not built: requests, READ responses, atomic ACKs,
+ * ACKs and NAKs stay owed and are built by a later run; ARP and ND
+ * frames are dropped (asked again).
+ */
+static struct rte_mbuf *tx_mbuf(struct roce_dev *d)
+{
+	struct rte_mbuf *m;
+
+	if (unlikely(d->ntx == ROCE_TX_MAX)) {
+		roce_tx_flush(d);
+		if (d->ntx == ROCE_TX_MAX) {
+			d->st.tx_full++;
+			return NULL;
+		}
+	}
+	m = mbuf_get(d);
+	if (m == NULL)
+		d->st.tx_no_mbuf++;
+	return m;
+}
+
 /* ---- neighbours ---------------------------------------------------- */
 
 static struct roce_neigh *neigh_find(struct roce_dev *d, const uint8_t *gid)
@@ -122,15 +146,13 @@ static uint16_t icmp6_csum(const uint8_t *ip6, const uint8_t *msg,
 static void nd_send(struct roce_dev *d, uint8_t type, const uint8_t *target,
 		    const uint8_t *dst_ip, const uint8_t *dst_mac)
 {
-	struct rte_mbuf *m = mbuf_get(d);
+	struct rte_mbuf *m = tx_mbuf(d);
 	uint8_t *f, *ip6, *icmp;
 	const uint32_t ilen = 32;     /* header 8, target 16, option 8 */
 	uint16_t c;
 
-	if (m == NULL) {
-		d->st.tx_drops++;
+	if (m == NULL)
 		return;
-	}
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	memset(f, 0, 14 + 40 + ilen);
 	memcpy(f, dst_mac, 6);
@@ -218,14 +240,12 @@ static bool nd_rx(struct roce_dev *d, const uint8_t *f, uint32_t len)
 static void arp_send(struct roce_dev *d, uint16_t op, const uint8_t *tha,
 		     const uint8_t *tip, const uint8_t *dst)
 {
-	struct rte_mbuf *m = mbuf_get(d);
+	struct rte_mbuf *m = tx_mbuf(d);
 	struct rte_ether_hdr *eh;
 	struct rte_arp_hdr *ah;
 
-	if (m == NULL) {
-		d->st.tx_drops++;
+	if (m == NULL)
 		return;
-	}
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	memcpy(&eh->dst_addr, dst, 6);
 	memcpy(&eh->src_addr, d->mac, 6);
@@ -319,30 +339,62 @@ static void arp_rx(struct roce_dev *d, struct rte_mbuf *m)
 
 /* ---- transmit --------------------------------------------------------- */
 
-/* Before the pool goes: the mbufs the device holds (stash, last burst). */
+/* Before the pool goes: the mbufs the device holds (stash, last burst,
+ * frames that never found room in the transmit ring). */
 void roce_held_free(struct roce_dev *d)
 {
 	rte_pktmbuf_free_bulk(d->stash, d->nstash);
 	d->nstash = 0;
 	rte_pktmbuf_free_bulk(d->rx, d->nrx);
 	d->nrx = 0;
+	d->st.tx_drops += d->ntx;
+	rte_pktmbuf_free_bulk(d->tx, d->ntx);
+	d->ntx = 0;
 }
 
+/*
+ * The port took `sent` of the frames, not all: the rest wait, in order,
+ * for the next flush (every engine run ends with one).  A full ring holds
+ * the stack back, as a busy link holds an RNIC back, and loses nothing
+ * (an RC requester that cannot send counts as waiting for an answer: its
+ * local ACK timer runs).  But a ring that has taken nothing for
+ * ROCE_TX_STALL_NS (a peer that died or hangs) is treated as a link that
+ * is down: the frames waiting are lost, and so is every frame after them
+ * until the ring takes one again.  RC requests come again by their
+ * timers (and run out of retries); UC and UD ones were complete once
+ * built.
+ */
+static void tx_keep(struct roce_dev *d, uint16_t sent)
+{
+	if (sent > 0) {
+		d->tx_stall_tsc = 0;
+	} else if (d->tx_stall_tsc == 0) {
+		d->tx_stall_tsc = rte_rdtsc();
+	} else if (rte_rdtsc() - d->tx_stall_tsc >
+		   roce_ns_to_tsc(d, ROCE_TX_STALL_NS)) {
+		d->st.tx_drops += d->ntx;
+		rte_pktmbuf_free_bulk(d->tx, d->ntx);
+		d->ntx = 0;
+		return;
+	}
+	memmove(d->tx, d->tx + sent, (size_t)(d->ntx - sent) * sizeof(d->tx[0]));
+	d->ntx -= sent;
+}
+
+/* Hand the frames built to the port (tx_keep() for those it leaves). */
 void roce_tx_flush(struct roce_dev *d)
 {
-	uint16_t sent = 0;
+	uint16_t sent;
 
 	if (d->ntx == 0)
 		return;
-	/* a few tries: a full ring empties as the port drains */
-	for (int tries = 0; sent < d->ntx && tries < 4; tries++)
-		sent += rte_eth_tx_burst(d->port_id, d->queue, d->tx + sent,
-					 d->ntx - sent);
-	if (sent < d->ntx) {
-		d->st.tx_drops += d->ntx - sent;
-		rte_pktmbuf_free_bulk(d->tx + sent, d->ntx - sent);
+	sent = rte_eth_tx_burst(d->port_id, d->queue, d->tx, d->ntx);
+	if (likely(sent == d->ntx)) {
+		d->ntx = 0;
+		d->tx_stall_tsc = 0;
+	} else {
+		tx_keep(d, sent);
 	}
-	d->ntx = 0;
 	/* half empty: fill it up (all or nothing; an empty pool leaves the
 	 * stash as it is and frames take single mbufs) */
 	if (d->nstash < ROCE_STASH / 2 &&
@@ -421,13 +473,11 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len)
 {
-	struct rte_mbuf *m = mbuf_get(d);
+	struct rte_mbuf *m = tx_mbuf(d);
 	uint8_t *f;
 
-	if (m == NULL) {
-		d->st.tx_drops++;
+	if (m == NULL)
 		return NULL;
-	}
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	*hdr_len = t != NULL ? wire_tmpl_hdrs(f, rte_pktmbuf_tailroom(m), t, b) :
 		   wire_build_hdrs(f, rte_pktmbuf_tailroom(m), b);

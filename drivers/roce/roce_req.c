@@ -180,6 +180,7 @@ void roce_req_reset(struct roce_qp *rq)
 	rq->arm_solicit = false;
 	rq->dmac_valid = false;
 	rq->resolving = false;
+	rq->tx_blocked = false;
 	rq->tmpl_valid = false;
 }
 
@@ -351,8 +352,11 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 				     k >= rq->ackreq_every));
 	}
 	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
-	if (f == NULL)
+	if (f == NULL) {
+		rq->tx_blocked = true;
 		return 0;
+	}
+	rq->tx_blocked = false;
 	if (src != NULL)
 		memcpy(f + hl, src, n);   /* the first packet: offset 0 */
 	else if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {
@@ -526,9 +530,11 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		}
 		r = req_packet(d, rq, w, mtu, src);
 		if (r == 0) {
-			/* no neighbour yet: for RC this counts as packets no
-			 * one answers (local ACK timeout, then RETRY_EXC_ERR) */
-			if (rc && rq->resolving && rq->ack_deadline == 0)
+			/* no neighbour yet, or no room to send: for RC this
+			 * counts as packets no one answers (local ACK
+			 * timeout, then RETRY_EXC_ERR) */
+			if (rc && (rq->resolving || rq->tx_blocked) &&
+			    rq->ack_deadline == 0)
 				ack_timer_start(rq, now);
 			break;
 		}
@@ -590,7 +596,7 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 	}
 	if (rq->ack_deadline == 0 || roce_now(now) < rq->ack_deadline)
 		return;
-	if (rq->una_psn == rq->req_psn && !rq->resolving) {
+	if (rq->una_psn == rq->req_psn && !rq->resolving && !rq->tx_blocked) {
 		rq->ack_deadline = 0;      /* nothing in flight */
 		return;
 	}

@@ -25,7 +25,9 @@ static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 	return true;
 }
 
-static void reply_send(struct roce_dev *d, struct roce_qp *rq,
+/* @return false when the frame cannot be built now (no room in the
+ * transmit queue, no mbuf): the answer stays owed. */
+static bool reply_send(struct roce_dev *d, struct roce_qp *rq,
 		       struct wire_build *b, const uint8_t *payload)
 {
 	struct rte_mbuf *m;
@@ -34,28 +36,51 @@ static void reply_send(struct roce_dev *d, struct roce_qp *rq,
 
 	f = roce_tx_frame(d, b, &rq->tmpl, &m, &hl);
 	if (f == NULL)
-		return;
+		return false;
 	if (b->payload_len)
 		memcpy(f + hl, payload, b->payload_len);
 	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), b, (size_t)hl);
-	if (hl < 0) {
+	if (hl < 0) {           /* cannot happen: the frame fits the mbuf */
+		d->st.tx_drops++;
 		rte_pktmbuf_free(m);
-		return;
+		return true;
 	}
 	roce_tx_commit(d, m, hl);
 	rq->st.tx_pkts++;
 	rq->st.tx_bytes += b->payload_len;
+	return true;
 }
 
-static void send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
+/* A NAK went: count it by kind. */
+static void nak_sent(struct roce_dev *d, struct roce_qp *rq, uint8_t syn)
+{
+	rq->st.nak_tx++;
+	if (wire_syn_kind(syn) == WIRE_AETH_RNR_NAK) {
+		d->st.nak_rnr_tx++;
+		return;
+	}
+	switch (wire_syn_value(syn)) {
+	case WIRE_NAK_PSN_SEQ: d->st.nak_seq_tx++; break;
+	case WIRE_NAK_INVALID_REQ: d->st.nak_inv_tx++; break;
+	case WIRE_NAK_REM_ACCESS: d->st.nak_acc_tx++; break;
+	default: d->st.nak_op_tx++; break;
+	}
+}
+
+/* @return false when it cannot go now (it stays owed). */
+static bool send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 		      uint32_t psn)
 {
 	struct wire_build b;
 
 	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ACKNOWLEDGE, psn))
-		return;
+		return false;
 	b.syndrome = syn;
-	reply_send(d, rq, &b, NULL);
+	if (!reply_send(d, rq, &b, NULL))
+		return false;
+	if (wire_syn_kind(syn) != WIRE_AETH_ACK)
+		nak_sent(d, rq, syn);
+	return true;
 }
 
 /* A response for `psn` just went: it acknowledges every request before
@@ -76,7 +101,8 @@ static bool nak_fatal(uint8_t syn)
 /*
  * Answer with an AETH-only packet (a NAK: an ACK only ever waits for the
  * tx phase): now, or, while earlier READ responses or atomic ACKs are
- * still to go, after them (answers leave in PSN order).  One NAK is owed
+ * still to go, after them (answers leave in PSN order), or later when the
+ * frame cannot be built now (a full transmit queue).  One NAK is owed
  * at most: a later one replaces it (the expected PSN only moves on, and
  * a fatal NAK is what the requester must hear), except that an RNR or
  * sequence NAK does not replace one owed for the same PSN.
@@ -84,10 +110,8 @@ static bool nak_fatal(uint8_t syn)
 static void answer_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 			uint32_t psn)
 {
-	if (rq->res_mask == 0) {
-		send_aeth(d, rq, syn, psn);
+	if (rq->res_mask == 0 && !rq->nak_owed && send_aeth(d, rq, syn, psn))
 		return;
-	}
 	if (rq->nak_owed && rq->nak_psn == psn && !nak_fatal(syn))
 		return;
 	rq->nak_owed = true;
@@ -100,15 +124,14 @@ static unsigned int owed_out(struct roce_dev *d, struct roce_qp *rq, bool ack)
 {
 	unsigned int n = 0;
 
-	if (rq->ack_pending && ack) {
+	if (rq->ack_pending && ack &&
+	    send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
+		      rq->ack_psn)) {
 		rq->ack_pending = false;
-		send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
-			  rq->ack_psn);
 		n++;
 	}
-	if (rq->nak_owed) {
+	if (rq->nak_owed && send_aeth(d, rq, rq->nak_syn, rq->nak_psn)) {
 		rq->nak_owed = false;
-		send_aeth(d, rq, rq->nak_syn, rq->nak_psn);
 		n++;
 	}
 	return n;
@@ -149,18 +172,18 @@ void roce_resp_send_owed(struct roce_dev *d, struct roce_qp *rq)
 static void nak(struct roce_dev *d, struct roce_qp *rq, enum wire_nak_code c,
 		uint32_t psn, int event)
 {
-	switch (c) {
-	case WIRE_NAK_PSN_SEQ: d->st.nak_seq_tx++; break;
-	case WIRE_NAK_INVALID_REQ: d->st.nak_inv_tx++; break;
-	case WIRE_NAK_REM_ACCESS: d->st.nak_acc_tx++; break;
-	default: d->st.nak_op_tx++; break;
-	}
-	rq->st.nak_tx++;
 	/* the NAK acknowledges everything before it: no ACK is owed now */
 	rq->ack_pending = false;
 	answer_aeth(d, rq, wire_syn_nak(c), psn);
 	if (c != WIRE_NAK_PSN_SEQ)
 		pmr_qp_set_error(rq->qp, event);
+}
+
+/* No receive WQE for the request at psn: an RNR NAK (the PSN is not
+ * consumed, the request comes again). */
+static void rnr_nak(struct roce_dev *d, struct roce_qp *rq, uint32_t psn)
+{
+	answer_aeth(d, rq, wire_syn_rnr_nak(rq->qp->attr.min_rnr_timer), psn);
 }
 
 /* ---- state ------------------------------------------------------------- */
@@ -295,11 +318,7 @@ static void rc_send(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	}
 	if (fl & WIRE_OPF_STARTS) {
 		if (!pmr_rq_take(qp)) {
-			d->st.nak_rnr_tx++;
-			rq->st.nak_tx++;
-			answer_aeth(d, rq,
-				    wire_syn_rnr_nak(qp->attr.min_rnr_timer),
-				    p->psn);
+			rnr_nak(d, rq, p->psn);
 			return;       /* the PSN is not consumed */
 		}
 		rq->recv_off = 0;
@@ -367,10 +386,7 @@ static void rc_write(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		return;
 	}
 	if ((fl & WIRE_OPF_IMM) && !pmr_rq_take(qp)) {
-		d->st.nak_rnr_tx++;
-		rq->st.nak_tx++;
-		answer_aeth(d, rq, wire_syn_rnr_nak(qp->attr.min_rnr_timer),
-			    p->psn);
+		rnr_nak(d, rq, p->psn);
 		return;
 	}
 	write_place(rq->wr_ptr, f + p->payload_off, p->payload_len);
@@ -471,7 +487,8 @@ static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
 		return false;
 	b.orig = orig;
-	reply_send(d, rq, &b, NULL);
+	if (!reply_send(d, rq, &b, NULL))
+		return false;
 	resp_acks(rq, psn);
 	return true;
 }
@@ -802,7 +819,8 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		if (!reply_begin(d, rq, &b, op, r->next_psn))
 			break;
 		b.payload_len = n;
-		reply_send(d, rq, &b, src);
+		if (!reply_send(d, rq, &b, src))
+			break;
 		resp_acks(rq, r->next_psn);
 		r->sent += n;
 		r->next_psn = wire_psn_add(r->next_psn, 1);

@@ -328,7 +328,7 @@ static void v_stats(void)
 	S(nak_seq_tx); S(nak_inv_tx); S(nak_acc_tx); S(nak_op_tx);
 	S(nak_rnr_tx); S(nak_seq_rx); S(nak_inv_rx); S(nak_acc_rx);
 	S(dup_requests); S(out_of_seq); S(retransmits); S(timeouts);
-	S(ack_solicits);
+	S(ack_solicits); S(tx_full); S(tx_no_mbuf);
 #undef S
 }
 
@@ -708,7 +708,8 @@ struct ans {
 	uint64_t orig;
 	bool out_of_mr;     /* READ response: bytes not from the MR's pattern */
 };
-static struct ans ans[1024];
+#define MAXANS 4096
+static struct ans ans[MAXANS];
 static unsigned int nans;
 
 #define CHECK(cond, ...) do { \
@@ -771,7 +772,8 @@ static const char *stat_names[] = {
 	"rx_drop_unknown_qp", "rx_drop_state", "rx_drop_qkey",
 	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
 	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx",
-	"retransmits", "timeouts", "ack_solicits", NULL,
+	"retransmits", "timeouts", "ack_solicits", "tx_full", "tx_drops",
+	NULL,
 };
 
 static struct stats get_stats(void)
@@ -956,7 +958,7 @@ static void rx_drain(uint64_t ms)
 				if (f[21] == 1 && memcmp(f + 38, agid + 12, 4) == 0)
 					arp_reply(f);
 			} else if (wire_parse(f, m[i]->data_len, 0, &p) == 0 &&
-				   nans < 1024) {
+				   nans < MAXANS) {
 				struct ans *a = &ans[nans++];
 				const struct wire_aeth *ae =
 					wire_pkt_hdr(f, &p, WIRE_HDR_AETH);
@@ -2079,6 +2081,141 @@ static void case30(void)
 		"the rest asked for once, both complete", bad);
 }
 
+/* A READ of the whole MR to QP q at psn. */
+static void read_req_at(const struct vqp *q, uint32_t psn)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, psn);
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = mr_len;
+	send_pkt(&b, 0, 0, false);
+}
+
+/* FULL_QPS new QPs (expected PSN base, base + 0x1000, ...), each sent 16
+ * READs of the whole MR (1024 responses at MTU 1024). */
+#define FULL_QPS 3
+static void full_reads(struct vqp *q, uint32_t base)
+{
+	for (int i = 0; i < FULL_QPS; i++)
+		q[i] = new_qp(base + (uint32_t)i * 0x1000);
+	for (int i = 0; i < FULL_QPS; i++)
+		for (uint32_t k = 0; k < 16; k++)
+			read_req_at(&q[i], wire_psn_add(q[i].epsn,
+							k * (mr_len / 1024)));
+}
+
+/*
+ * The transmit ring full: three QPs each take in 16 READs of the whole MR
+ * (3072 responses, three times what the memif ring holds) while we read
+ * nothing for 200 ms; meanwhile a fourth QP (a local ACK
+ * timeout of 1 s, so nothing is sent again) posts 8 SENDs and takes in a
+ * SEND that asks for an ACK, a fifth takes in a SEND two PSNs ahead (a
+ * PSN sequence NAK owed) and a sixth a FETCH_ADD.  The victim must wait
+ * for room, not drop: then every response comes, in PSN order on each
+ * QP, none missing and none twice, the 8 SENDs, the ACK, the NAK and the
+ * atomic ACK once each, and tx_full counted the frames held back.  The
+ * QPs' expected PSNs from base on.  @return failed checks.
+ */
+static int full_ring(uint32_t base)
+{
+	struct vqp q[FULL_QPS], s = new_qp_timed(base + 0x800, 18, 7);
+	struct vqp n = new_qp(base + 0x900), a = new_qp(base + 0xa00);
+	uint32_t per = mr_len / 1024 * 16;
+	struct stats s0, s1;
+	struct wire_build b;
+	unsigned int k = 0, ok = 0, nak = 0;
+	int bad = 0;
+
+	s0 = get_stats();
+	full_reads(q, base);
+	usleep(100000);
+	CHECK(strcmp(ctl("POST %u 8 ff", s.qpn), "OK") == 0, "POST 8 failed");
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, s.qpn, s.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn, wire_psn_add(n.epsn, 2));
+	send_pkt(&b, 16, 0x3C, false);
+	fetch_add(&a, a.epsn, 0);
+	usleep(100000);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "tx_full") > 0, "tx_full did not move: the "
+	      "ring never filled, the case tests nothing");
+	for (int i = 0; i < FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 3000);
+	requests_until(s.dqpn, 9, 1000);
+	rx_drain(50);
+	for (int i = 0; i < FULL_QPS; i++) {
+		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+		CHECK(qp_state_of(q[i].qpn) == ST_RTS, "QP %d not in RTS", i);
+	}
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn == n.dqpn)
+			nak += ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+			       ans[i].syn == 0x60 && ans[i].psn == n.epsn;
+		if (ans[i].dqpn != s.dqpn)
+			continue;
+		if (ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE)
+			ok += ans[i].psn == s.epsn && ans[i].syn == 0x1f;
+		else
+			ok += ans[i].opcode == WIRE_OP_RC_SEND_ONLY &&
+			      ans[i].psn == wire_psn_add(s.sqpsn, k++);
+	}
+	CHECK(k == 8 && ok == 9 && ans_count(s.dqpn, -1, -1) == 9,
+	      "%u answers on the sending QP, %u requests, %u as expected: "
+	      "8 SENDs in order and one ACK", ans_count(s.dqpn, -1, -1), k,
+	      ok);
+	CHECK(ans_count(a.dqpn, -1, -1) == 1 &&
+	      ans_count(a.dqpn, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, -1) == 1,
+	      "%u answers to the FETCH_ADD, expected one atomic ACK",
+	      ans_count(a.dqpn, -1, -1));
+	CHECK(ans_count(n.dqpn, -1, -1) == 1 && nak == 1,
+	      "%u answers to the SEND ahead, expected one PSN sequence NAK "
+	      "for 0x%x", ans_count(n.dqpn, -1, -1), n.epsn);
+	return bad;
+}
+
+static void case31(void)
+{
+	verdict("31 transmit ring full: 3072 READ responses, 8 SENDs, an ACK, "
+		"a NAK and an atomic ACK held back, none lost, none twice, in "
+		"order", full_ring(0x31000));
+}
+
+/*
+ * A ring that takes nothing for longer than a second (a peer that hangs):
+ * three QPs take in 16 READs of the whole MR each while we read nothing
+ * for 1.5 s.  The victim drops what waits, as on a link that is down
+ * (tx_drops), so responses are missing.  Once we read again the port
+ * takes frames again, and a full ring is once more only waited for: the
+ * whole of case 31 passes after it.
+ */
+static void case32(void)
+{
+	struct vqp q[FULL_QPS];
+	uint32_t per = mr_len / 1024 * 16;
+	unsigned int got = 0;
+	struct stats s0, s1;
+	int bad = 0;
+
+	s0 = get_stats();
+	full_reads(q, 0x32000);
+	usleep(1500000);
+	for (int i = 0; i < FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 200);
+	rx_drain(50);
+	s1 = get_stats();
+	for (int i = 0; i < FULL_QPS; i++)
+		got += ans_count(q[i].dqpn, -1, -1);
+	CHECK(sdiff(&s0, &s1, "tx_drops") > 0 && got < FULL_QPS * per,
+	      "%" PRIu64 " frames dropped, %u of %u responses came: expected "
+	      "frames dropped after the stall", sdiff(&s0, &s1, "tx_drops"),
+	      got, FULL_QPS * per);
+	bad += full_ring(0x36000);
+	verdict("32 transmit ring stalled for 1.5 s -> the frames waiting "
+		"dropped; then a full ring loses nothing again", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -2687,6 +2824,8 @@ static const struct {
 	{ 28, case28 },
 	{ 29, case29 },
 	{ 30, case30 },
+	{ 31, case31 },
+	{ 32, case32 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas

@@ -323,8 +323,8 @@ static void print_stats(void)
 		return;
 	}
 	printf("%s: port stats: rx_pkts %" PRIu64 " rx_bytes %" PRIu64
-	       " tx_pkts %" PRIu64 " tx_bytes %" PRIu64 " tx_drops %" PRIu64 "\n",
-	       who, s.rx_pkts, s.rx_bytes, s.tx_pkts, s.tx_bytes, s.tx_drops);
+	       " tx_pkts %" PRIu64 " tx_bytes %" PRIu64 " tx_full %" PRIu64 "\n",
+	       who, s.rx_pkts, s.rx_bytes, s.tx_pkts, s.tx_bytes, s.tx_full);
 	printf("%s:   drops: not_roce %" PRIu64 " malformed %" PRIu64
 	       " icrc %" PRIu64 " unknown_qp %" PRIu64 " state %" PRIu64
 	       " qkey %" PRIu64 " no_recv %" PRIu64 "\n", who,
@@ -2084,7 +2084,7 @@ static int case_peer_kill(void)
 	struct qpspec s = spec_default();
 	const uint32_t depth = 128, len = 16384, die_after = 100;
 	uint64_t id0 = wr_seq, posted = 0, done = 0, succ = 0, flushed = 0;
-	uint64_t retry_exc = 0, end;
+	uint64_t retry_exc = 0, end, last_ok = 0, to_err = 0;
 	bool told = false, err = false;
 	struct pmr_sge sg = { (uintptr_t)buf, len, mr->lkey };
 	struct cmd c;
@@ -2118,11 +2118,13 @@ static int case_peer_kill(void)
 				FAIL("peer_kill: success after an error (wr %" PRIu64
 				     ")", done - 1);
 			succ++;
+			last_ok = pmrt_now_ns();
 		} else if (wc.status == PMR_WC_RETRY_EXC_ERR) {
 			if (retry_exc || flushed)
 				FAIL("peer_kill: RETRY_EXC_ERR is not the first error");
 			retry_exc++;
 			err = true;
+			to_err = pmrt_now_ns() - last_ok;
 		} else if (wc.status == PMR_WC_WR_FLUSH_ERR) {
 			if (!retry_exc)
 				FAIL("peer_kill: WR_FLUSH_ERR before RETRY_EXC_ERR "
@@ -2141,6 +2143,12 @@ static int case_peer_kill(void)
 	}
 	printf("client: peer_kill: %" PRIu64 " WRITEs succeeded, 1 RETRY_EXC_ERR, "
 	       "%" PRIu64 " flushed\n", succ, flushed);
+	/* the ACK timer decides, whether the peer's ring is full (memif,
+	 * freeze) or not: 4 timeouts of 16.8 ms after the last ACK, with
+	 * room for scheduling */
+	if (to_err > 600000000ull)
+		FAIL("peer_kill: RETRY_EXC_ERR %" PRIu64 " ms after the last "
+		     "success, expected about 67", to_err / 1000000);
 	if (retry_exc != 1 || flushed == 0)
 		FAIL("peer_kill: %" PRIu64 " RETRY_EXC_ERR, %" PRIu64 " flushed",
 		     retry_exc, flushed);
