@@ -444,19 +444,20 @@ static void wqe_begun(struct roce_qp *rq)
 
 /*
  * The WQE at req_idx failed locally with `err`: it completes in order,
- * once everything before it is done (req_idx is cons).  @return whether
- * it did and the QP is still in RTS, so the requester goes on.
+ * once everything before it is done (req_idx is cons).  The error takes
+ * the QP out of RTS (to ERR, or SQE for UC and UD), so the requester
+ * stops either way.  @return 1 when it completed, else 0 (work done).
  */
-static bool retire_local(struct roce_qp *rq, enum pmr_wc_status err,
-			 uint32_t cons)
+static unsigned int retire_local(struct roce_qp *rq, enum pmr_wc_status err,
+				 uint32_t cons)
 {
 	if (rq->req_idx != cons)
-		return false;
+		return 0;
 	wqe_begun(rq);
 	pmr_sq_retire(rq->qp, err, 0, 0);
 	rq->req_idx++;
 	rq->req_off = 0;
-	return pmr_qp_state(rq->qp) == PMR_QPS_RTS;
+	return 1;
 }
 
 void roce_req_arm(struct roce_qp *rq, uint64_t now)
@@ -516,10 +517,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 				src = one;
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
-			if (!retire_local(rq, s->local_err, cons))
-				break;
-			done++;
-			continue;
+			done += retire_local(rq, s->local_err, cons);
+			break;
 		}
 		if (rc) {
 			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
@@ -543,10 +542,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			 * again first: that would undo a first packet's
 			 * failure); else a later run starts it again */
 			s->local_err = PMR_WC_LOC_PROT_ERR;
-			if (!retire_local(rq, s->local_err, cons))
-				break;
-			done++;
-			continue;
+			done += retire_local(rq, s->local_err, cons);
+			break;
 		}
 		done++;
 		wqe_begun(rq);
