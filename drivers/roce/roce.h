@@ -120,7 +120,10 @@ struct roce_res {
 	uint8_t kind;                     /* ROCE_RES_* */
 	uint32_t psn;                     /* first PSN */
 	uint32_t npkts;
-	uint64_t va;
+	const uint8_t *src;               /* READ: the data, mapped by the MR
+					   * check at setup (pmr_dereg_mr
+					   * waits while the slot answers:
+					   * roce_resp_mr_busy()) */
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;                    /* atomic: the original value */

@@ -440,7 +440,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 	r->kind = ROCE_RES_READ;
 	r->psn = p->psn;
 	r->npkts = len ? roce_mtu_pkts(len, mtu) : 1;
-	r->va = wire_reth_va(reth);
+	r->src = ptr;
 	r->rkey = wire_reth_rkey(reth);
 	r->len = len;
 	r->sent = 0;
@@ -540,7 +540,7 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 	r->kind = ROCE_RES_ATOMIC;
 	r->psn = p->psn;
 	r->npkts = 1;
-	r->va = 0;
+	r->src = NULL;
 	r->rkey = 0;
 	r->len = 0;
 	r->orig = orig;         /* (slot free: res_full() above) */
@@ -800,7 +800,6 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		bool first = idx == 0, last;
 		struct wire_build b;
 		uint8_t op;
-		const uint8_t *src;
 
 		if (n > mtu)
 			n = mtu;
@@ -809,17 +808,12 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		     first ? WIRE_OP_RC_READ_RESPONSE_FIRST :
 		     last ? WIRE_OP_RC_READ_RESPONSE_LAST :
 		     WIRE_OP_RC_READ_RESPONSE_MIDDLE;
-		src = pmr_mr_check(qp->ctx->dev, qp->pub.pd, r->rkey,
-				   r->va + r->sent, n, PMR_ACCESS_REMOTE_READ,
-				   true);
-		if (src == NULL) {
-			res_off(rq, r);           /* MR gone: give up */
-			break;
-		}
 		if (!reply_begin(d, rq, &b, op, r->next_psn))
 			break;
 		b.payload_len = n;
-		if (!reply_send(d, rq, &b, src))
+		/* the whole range passed its MR check at read_setup(), and
+		 * the MR stays registered while the slot answers */
+		if (!reply_send(d, rq, &b, r->src + r->sent))
 			break;
 		resp_acks(rq, r->next_psn);
 		r->sent += n;
