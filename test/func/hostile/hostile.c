@@ -2216,6 +2216,53 @@ static void case32(void)
 		"dropped; then a full ring loses nothing again", bad);
 }
 
+/*
+ * An RNR NAK owed behind READ responses is not replaced by a PSN
+ * sequence NAK for the same PSN: with both receives used up, one engine
+ * run takes in a READ of the whole MR (64 responses, 32 sent at once),
+ * a SEND that finds no receive (RNR NAK for its PSN, owed behind the
+ * rest of the READ) and a SEND one PSN further (out of sequence: a
+ * sequence NAK for that same PSN).  The requester must hear the RNR NAK,
+ * which says why; then the 64 responses in order and that one NAK.
+ */
+static void case33(void)
+{
+	struct vqp q = new_qp(0x33000);
+	uint32_t x = wire_psn_add(q.epsn, 2 + mr_len / 1024);
+	struct wire_build b;
+	unsigned int nak = 0;
+	int bad = 0;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn,
+			   wire_psn_add(q.epsn, i));
+		send_pkt(&b, 16, 0x3C, false);
+	}
+	rx_drain(50);
+	nans = 0;
+	hold();
+	read_req_at(&q, wire_psn_add(q.epsn, 2));
+	for (uint32_t i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(x, i));
+		send_pkt(&b, 16, 0x3C, false);
+	}
+	bad += step(&q, 3, "NONE", NULL);
+	rx_drain(100);
+	for (unsigned int i = mr_len / 1024; i < nans; i++)
+		nak += ans[i].dqpn == q.dqpn &&
+		       ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+		       wire_syn_kind(ans[i].syn) == WIRE_AETH_RNR_NAK &&
+		       ans[i].psn == x;
+	CHECK(ans_count(q.dqpn, -1, -1) == mr_len / 1024 + 1 && nak == 1,
+	      "%u answers, expected the READ's %u responses and then one RNR "
+	      "NAK for 0x%x", ans_count(q.dqpn, -1, -1), mr_len / 1024, x);
+	nans = mr_len / 1024 < nans ? mr_len / 1024 : nans;  /* the READ's */
+	bad += in_order(&q, wire_psn_add(q.epsn, 2), mr_len / 1024,
+			"the READ");
+	verdict("33 RNR NAK owed behind READ responses, then an out-of-"
+		"sequence SEND -> the RNR NAK kept, sent after them", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -2826,6 +2873,7 @@ static const struct {
 	{ 30, case30 },
 	{ 31, case31 },
 	{ 32, case32 },
+	{ 33, case33 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
