@@ -286,6 +286,8 @@ struct lat_res {
 struct bw_res {
 	uint64_t bytes, iters;
 	double peak, avg, mpps;     /* MB/s (1e6 B/s), Mpps */
+	unsigned int max_burst;     /* raw: most frames handed to one
+				     * transmit call */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -392,6 +394,8 @@ static void bw_print(const struct bw_res *r, bool raw)
 			printf(",\"post_list\":%d", o.post_list);
 		else
 			printf(",\"raw_burst\":%d", o.raw_burst);
+		if (raw && !server)	/* the sender's count */
+			printf(",\"raw_burst_max\":%u", r->max_burst);
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
@@ -800,6 +804,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 		uint64_t frames = iters * nfr, sent = 0;
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
 		uint64_t rx, bytes;
+		unsigned int max_burst = 0;
 		double ns;
 
 		memset(buf, 0xa5, frag);
@@ -817,6 +822,8 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 				continue;
 			raw_tx(m, k);
 			sent += k;
+			if (k > max_burst)
+				max_burst = k;
 		}
 		tcp_send("END %lu\n", sent);
 		tcp_line(l, sizeof(l));
@@ -825,6 +832,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 		memset(res, 0, sizeof(*res));
 		res->bytes = size;
 		res->iters = rx / nfr;
+		res->max_burst = max_burst;
 		if (ns > 0) {
 			/* receiver side, from the first to the last frame */
 			res->avg = (double)(bytes - pl) / ns * 1e3;
@@ -1732,6 +1740,8 @@ static void defaults(void)
 		die("bad --raw-burst: 1..%d", RAW_BURST);
 	if (o.lat && o.raw_burst != RAW_BURST)
 		die("--raw-burst is for the bandwidth tests");
+	if (!o.raw && o.raw_burst != RAW_BURST)
+		die("--raw-burst needs --raw or --raw-compare");
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)

@@ -68,15 +68,20 @@ reject "-l is for the bandwidth tests" send_lat -l 4
 reject "bad --raw-burst" send_bw --raw-burst 0
 reject "bad --raw-burst" send_bw --raw-burst 33
 reject "--raw-burst is for the bandwidth tests" send_lat --raw-burst 1
+reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 1
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
 run atomic_lat -n 2000 --raw-compare
+# the raw stream's bursts as asked: 32 frames in a transmit call by
+# default, one at most with --raw-burst 1
 run send_bw -s 64 -D 0.5 --raw-compare
+grep -q '"mode":"raw".*"raw_burst":32,"raw_burst_max":32}' "$DIR/out" ||
+	{ echo "FAIL: send_bw: the raw stream did not send bursts of 32"; fail=1; }
 run send_bw -s 64 -D 0.5 --raw-compare --raw-burst 1
-grep -q '"mode":"raw".*"raw_burst":1}' "$DIR/out" ||
-	{ echo "FAIL: --raw-burst 1: no \"raw_burst\":1 in its JSON"; fail=1; }
+grep -q '"mode":"raw".*"raw_burst":1,"raw_burst_max":1}' "$DIR/out" ||
+	{ echo "FAIL: --raw-burst 1: not one frame per burst"; fail=1; }
 run send_bw -s 64 -t 512 -Q 64 -D 0.5 --progress manual
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 grep -q '"mode":"rdma".*"post_list":32}' "$DIR/out" ||
