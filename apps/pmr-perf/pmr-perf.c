@@ -135,10 +135,10 @@ static void stall_check(uint64_t since, const char *where)
 		es.opackets, es.imissed, es.oerrors);
 	if (dev != NULL && pmr_roce_port_stats(dev, &st) == 0)
 		fprintf(stderr, "pmr-perf: roce rx %lu tx %lu retransmits %lu "
-			"timeouts %lu tx_full %lu tx_no_mbuf %lu arp tx %lu "
-			"rx %lu\n", st.rx_pkts, st.tx_pkts, st.retransmits,
-			st.timeouts, st.tx_full, st.tx_no_mbuf, st.arp_tx,
-			st.arp_rx);
+			"timeouts %lu tx_full %lu tx_no_mbuf %lu tx_drops %lu "
+			"arp tx %lu rx %lu\n", st.rx_pkts, st.tx_pkts,
+			st.retransmits, st.timeouts, st.tx_full, st.tx_no_mbuf,
+			st.tx_drops, st.arp_tx, st.arp_rx);
 	exit(1);
 }
 
@@ -1960,11 +1960,11 @@ int main(int argc, char **argv)
 
 		if (pmr_roce_port_stats(dev, &st) == 0 &&
 		    (st.retransmits || st.timeouts || st.nak_rnr_rx ||
-		     st.tx_no_mbuf))
+		     st.tx_no_mbuf || st.tx_drops))
 			printf(" note: retransmits %lu timeouts %lu "
-			       "rnr_naks_rx %lu tx_no_mbuf %lu\n",
+			       "rnr_naks_rx %lu tx_no_mbuf %lu tx_drops %lu\n",
 			       st.retransmits, st.timeouts, st.nak_rnr_rx,
-			       st.tx_no_mbuf);
+			       st.tx_no_mbuf, st.tx_drops);
 	}
 	for (int k = 0; k < nsizes; k++)
 		free(raw_s[k]);

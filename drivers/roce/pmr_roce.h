@@ -23,8 +23,10 @@ struct pmr_roce_port_stats {
 	uint64_t tx_drops;           /**< frames built, then dropped: the
 				      *   transmit ring took none for a second
 				      *   (a peer that hangs: as a link that
-				      *   is down), or one larger than its
-				      *   mbuf */
+				      *   is down), headers that cannot be
+				      *   built or that do not fit the mbuf
+				      *   (cannot happen), frames still
+				      *   waiting when the device goes */
 	uint64_t rx_drop_not_roce;   /**< not ARP and not RoCEv2 for us */
 	uint64_t rx_drop_malformed;  /**< truncated, bad headers, bad lengths */
 	uint64_t rx_drop_icrc;       /**< bad ICRC */
@@ -50,15 +52,16 @@ struct pmr_roce_port_stats {
 				      *   the engine was busy, in manual or
 				      *   service mode, or to a QP in SQE or
 				      *   ERR */
-	uint64_t tx_full;            /**< frames not built yet: the transmit
-				      *   ring was full and ROCE_TX_MAX (64)
-				      *   frames already waited for it; they
-				      *   are built by a later engine run */
-	uint64_t tx_no_mbuf;         /**< frames not built yet: no mbuf (as
-				      *   above; ARP and ND ones dropped) */
 	uint64_t qps_active;         /**< not a counter: the QPs with work
 				      *   owed, which every engine run visits
 				      *   (the others cost it nothing) */
+	uint64_t tx_full;            /**< times a frame was put off: the
+				      *   transmit ring was full and 64 frames
+				      *   already waited for it (it is built
+				      *   by a later engine run; an ARP or ND
+				      *   one is dropped) */
+	uint64_t tx_no_mbuf;         /**< times a frame was put off for want
+				      *   of an mbuf (as above) */
 };
 
 /** Counters of one QP. */

@@ -122,7 +122,7 @@ struct roce_res {
 	uint32_t npkts;
 	const uint8_t *src;               /* READ: the data, mapped by the MR
 					   * check at setup (pmr_dereg_mr
-					   * waits while the slot answers:
+					   * says EBUSY while the slot answers:
 					   * roce_resp_mr_busy()) */
 	uint32_t rkey;
 	uint32_t len;
@@ -180,7 +180,8 @@ struct roce_qp {
 	uint32_t msn;
 	bool nak_seq_sent;
 	bool nak_owed;                    /* a NAK waits for the READ
-					   * responses / atomic ACKs before it */
+					   * responses / atomic ACKs before it,
+					   * or for room to send */
 	uint8_t nak_syn;
 	uint32_t nak_psn;
 	bool in_send;                     /* inside a multi-packet SEND */

@@ -377,7 +377,8 @@ static void tx_keep(struct roce_dev *d, uint16_t sent)
 		d->ntx = 0;
 		return;
 	}
-	memmove(d->tx, d->tx + sent, (size_t)(d->ntx - sent) * sizeof(d->tx[0]));
+	memmove(d->tx, d->tx + sent,
+		(size_t)(d->ntx - sent) * sizeof(d->tx[0]));
 	d->ntx -= sent;
 }
 
@@ -467,7 +468,9 @@ bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 /*
  * Allocate an mbuf and write the headers of *b into it, from template t
  * when there is one (roce_conn_begin()).
- * @return the frame start (payload goes at frame + *hdr_len), or NULL.
+ * @return the frame start (payload goes at frame + *hdr_len), or NULL:
+ * no room to send now (*hdr_len 0; tx_mbuf()), or headers that cannot be
+ * built (*hdr_len < 0, logged and counted as dropped: cannot happen).
  */
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
@@ -476,6 +479,7 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 	struct rte_mbuf *m = tx_mbuf(d);
 	uint8_t *f;
 
+	*hdr_len = 0;
 	if (m == NULL)
 		return NULL;
 	f = rte_pktmbuf_mtod(m, uint8_t *);
@@ -484,6 +488,7 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 	if (*hdr_len < 0) {
 		ROCE_LOG(ERR, "cannot build opcode %u: %s", b->opcode,
 			 wire_err_str(*hdr_len));
+		d->st.tx_drops++;
 		rte_pktmbuf_free(m);
 		return NULL;
 	}

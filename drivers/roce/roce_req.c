@@ -263,7 +263,8 @@ static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
  * Send the next packet of WQE w.  src: its data when this is its first
  * packet (req_off 0), as wqe_validate() mapped it in the same requester
  * step; NULL: gathered from the SGEs, each checked again.
- * @return 1 sent, 0 could not (no mbuf / no neighbour), -1 local error.
+ * @return 1 sent, 0 could not yet (no neighbour, or no room to send: a
+ * full transmit queue, no mbuf), -1 local error.
  */
 static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		      struct pmr_swqe *w, uint32_t mtu, const uint8_t *src)
@@ -353,6 +354,8 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	}
 	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
 	if (f == NULL) {
+		if (hl < 0)
+			return -1;       /* cannot happen: headers that fail */
 		rq->tx_blocked = true;
 		return 0;
 	}
@@ -365,6 +368,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	}
 	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), &b, (size_t)hl);
 	if (hl < 0) {
+		d->st.tx_drops++;
 		rte_pktmbuf_free(m);
 		return -1;
 	}
@@ -483,10 +487,11 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	/* SQD: messages already begun are finished (and sent again when
 	 * that is needed), no new one starts */
 	if (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)) {
-		/* a neighbour looked up for a WQE that has not begun is not
-		 * waited for (its ACK timer stops with nothing in flight);
-		 * RTS looks it up again */
+		/* a neighbour looked up for, or room to send waited for,
+		 * by a WQE that has not begun is not waited for (its ACK
+		 * timer stops with nothing in flight); RTS tries again */
 		rq->resolving = false;
+		rq->tx_blocked = false;
 		return 0;
 	}
 	if ((st != PMR_QPS_RTS && st != PMR_QPS_SQD) || rq->rnr_deadline != 0)
@@ -595,6 +600,13 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	if (rq->una_psn == rq->req_psn && !rq->resolving && !rq->tx_blocked) {
 		rq->ack_deadline = 0;      /* nothing in flight */
+		return;
+	}
+	if (rq->una_psn == rq->req_psn && rq->tx_blocked &&
+	    d->tx_stall_tsc == 0) {
+		/* waiting its turn for a ring that moves (other QPs' frames
+		 * fill it): not the peer's silence, no retry used */
+		ack_timer_start(rq, now);
 		return;
 	}
 	d->st.timeouts++;

@@ -36,7 +36,7 @@ static bool reply_send(struct roce_dev *d, struct roce_qp *rq,
 
 	f = roce_tx_frame(d, b, &rq->tmpl, &m, &hl);
 	if (f == NULL)
-		return false;
+		return hl < 0;  /* headers that cannot be built: dropped */
 	if (b->payload_len)
 		memcpy(f + hl, payload, b->payload_len);
 	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), b, (size_t)hl);
@@ -67,14 +67,16 @@ static void nak_sent(struct roce_dev *d, struct roce_qp *rq, uint8_t syn)
 	}
 }
 
-/* @return false when it cannot go now (it stays owed). */
+/* @return false when it cannot go now for want of room to send (it stays
+ * owed); an ACK or NAK for a peer whose MAC is still being looked up is
+ * dropped (the peer's requester asks again). */
 static bool send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 		      uint32_t psn)
 {
 	struct wire_build b;
 
 	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ACKNOWLEDGE, psn))
-		return false;
+		return true;
 	b.syndrome = syn;
 	if (!reply_send(d, rq, &b, NULL))
 		return false;
@@ -453,7 +455,7 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
  * Start sending the answers the slots hold (READ responses, atomic ACKs
  * queued behind them), in this engine run: they leave with the receive
  * burst's other replies, oldest first (the rest of a long READ goes out in
- * later runs).  Runs once the request is recorded (a new one counted in
+ * later runs, and so does all of it when the transmit queue is full).  Runs once the request is recorded (a new one counted in
  * the MSN).
  */
 static void read_answer(struct roce_dev *d, struct roce_qp *rq)

@@ -50,13 +50,13 @@
 #define BIG_SIZE (256u << 10)
 #define MR_OFF (96u << 10)
 #define MR_SIZE (64u << 10)
-#define NR_SIZE (64u << 10)
+#define NR_SIZE (128u << 10)
 #define RSLOT 512u                  /* receive slot: buffer + guard */
 #define RLEN 256u                   /* receive buffer */
 #define NRSLOTS (NR_SIZE / RSLOT - 1)   /* last slot: atomic target */
 #define NRECV 2                     /* receives per RC QP */
 #define UD_QKEY 0x11223344u
-#define MAXQP 64
+#define MAXQP 128
 #define MAXLOG 4096
 
 static uint64_t now_ns(void)
@@ -2263,6 +2263,37 @@ static void case33(void)
 		"sequence SEND -> the RNR NAK kept, sent after them", bad);
 }
 
+/*
+ * A SEND that could not begin for want of room to send, on a QP moved to
+ * SQD: with the ring full (three QPs' READs, nothing read for 200 ms), a
+ * QP with a local ACK timeout of 16.8 ms and 3 retries posts a signaled
+ * SEND and goes to SQD at once.  The SEND has not begun, so the QP is
+ * drained at once and waits for nothing: no retries run out on it, no
+ * RETRY_EXC_ERR, the QP stays in SQD, and the SEND never leaves.
+ */
+static void case34(void)
+{
+	struct vqp q[FULL_QPS], s = new_qp_timed(0x34800, 12, 3);
+	struct wcrec w[16];
+	unsigned int nw;
+	int bad = 0;
+
+	full_reads(q, 0x34000);
+	usleep(20000);
+	CHECK(strcmp(ctl("POST %u 1 1 1", s.qpn), "OK") == 0,
+	      "POST 1 + SQD failed");
+	usleep(200000);
+	rx_drain(200);
+	bad += drained_bad(&s);
+	nw = wcs_of(s.qpn, w, 16);
+	CHECK(nw == 0, "%u completions (first status %d), expected none",
+	      nw, nw ? w[0].status : -1);
+	CHECK(ans_count(s.dqpn, -1, -1) == 0, "%u requests sent in SQD",
+	      ans_count(s.dqpn, -1, -1));
+	verdict("34 SQD on a SEND that could not begin (ring full) -> drained, "
+		"no retries spent, nothing sent", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -2874,6 +2905,7 @@ static const struct {
 	{ 31, case31 },
 	{ 32, case32 },
 	{ 33, case33 },
+	{ 34, case34 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas

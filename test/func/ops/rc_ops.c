@@ -323,8 +323,9 @@ static void print_stats(void)
 		return;
 	}
 	printf("%s: port stats: rx_pkts %" PRIu64 " rx_bytes %" PRIu64
-	       " tx_pkts %" PRIu64 " tx_bytes %" PRIu64 " tx_full %" PRIu64 "\n",
-	       who, s.rx_pkts, s.rx_bytes, s.tx_pkts, s.tx_bytes, s.tx_full);
+	       " tx_pkts %" PRIu64 " tx_bytes %" PRIu64 " tx_full %" PRIu64
+	       " tx_drops %" PRIu64 "\n", who, s.rx_pkts, s.rx_bytes,
+	       s.tx_pkts, s.tx_bytes, s.tx_full, s.tx_drops);
 	printf("%s:   drops: not_roce %" PRIu64 " malformed %" PRIu64
 	       " icrc %" PRIu64 " unknown_qp %" PRIu64 " state %" PRIu64
 	       " qkey %" PRIu64 " no_recv %" PRIu64 "\n", who,
