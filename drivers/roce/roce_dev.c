@@ -493,6 +493,13 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 			timed_add(d, rq);
 		}
 	}
+	/* a full transmit queue: the next run starts one QP further on, so
+	 * that no QP waits for ever behind the same busy ones */
+	if (unlikely(d->ntx == ROCE_TX_MAX) && d->active.next != d->active.prev) {
+		pos = d->active.next;
+		pmr_list_del(pos);
+		pmr_list_add_tail(&d->active, pos);
+	}
 	return done;
 }
 

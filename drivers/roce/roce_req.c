@@ -603,9 +603,11 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	if (rq->una_psn == rq->req_psn && rq->tx_blocked &&
-	    d->tx_stall_tsc == 0) {
+	    (d->tx_stall_tsc == 0 ||
+	     roce_now(now) - d->tx_stall_tsc < rq->ack_timeout_tsc)) {
 		/* waiting its turn for a ring that moves (other QPs' frames
-		 * fill it): not the peer's silence, no retry used */
+		 * fill it), or stopped for less than a timeout: not the
+		 * peer's silence, no retry used */
 		ack_timer_start(rq, now);
 		return;
 	}

@@ -358,24 +358,25 @@ static void v_guards(void)
 }
 
 /*
- * Post n 64-byte SENDs on QP qpn as one list (wr_id 7000 + i, signaled
- * where bit i of mask is set), from the start of the remote-access MR;
- * then, when sqd, move the QP to SQD (drained event asked for).
+ * Post n SENDs of len bytes (64 unless said) on QP qpn as one list (wr_id
+ * 7000 + i, signaled where bit i of mask is set), from the start of the
+ * remote-access MR; then, when sqd, move the QP to SQD (drained event
+ * asked for).
  */
 static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
-			 bool sqd)
+			 bool sqd, uint32_t len)
 {
 	struct pmr_qp_attr a;
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_send_wr wr[32], *bad;
 	struct pmr_sge sg;
 
-	if (qp == NULL || n == 0 || n > 32) {
+	if (qp == NULL || n == 0 || n > 32 || len > MR_SIZE) {
 		vsay("FAIL bad POST");
 		return;
 	}
 	sg.addr = (uintptr_t)mr->addr;
-	sg.length = 64;
+	sg.length = len;
 	sg.lkey = mr->lkey;
 	memset(wr, 0, sizeof(wr));
 	for (unsigned int i = 0; i < n; i++) {
@@ -556,9 +557,9 @@ static void v_cmd(char *line)
 			       &a4, &a5)) == 3 || k == 5) {
 		v_newrc(a1, a2, a3, k == 5 ? (uint8_t)a4 : 14,
 			k == 5 ? (uint8_t)a5 : 7);
-	} else if ((k = sscanf(line, "POST %u %u %x %u", &a1, &a2, &a3,
-			       &a4)) >= 3) {
-		v_post_sends(a1, a2, a3, k == 4 && a4);
+	} else if ((k = sscanf(line, "POST %u %u %x %u %u", &a1, &a2, &a3,
+			       &a4, &a5)) >= 3) {
+		v_post_sends(a1, a2, a3, k >= 4 && a4, k == 5 ? a5 : 64);
 	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
 		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
@@ -708,7 +709,7 @@ struct ans {
 	uint64_t orig;
 	bool out_of_mr;     /* READ response: bytes not from the MR's pattern */
 };
-#define MAXANS 4096
+#define MAXANS 8192
 static struct ans ans[MAXANS];
 static unsigned int nans;
 
@@ -2093,14 +2094,14 @@ static void read_req_at(const struct vqp *q, uint32_t psn)
 	send_pkt(&b, 0, 0, false);
 }
 
-/* FULL_QPS new QPs (expected PSN base, base + 0x1000, ...), each sent 16
- * READs of the whole MR (1024 responses at MTU 1024). */
+/* n new QPs (expected PSN base, base + 0x1000, ...), each sent 16 READs
+ * of the whole MR (1024 responses at MTU 1024). */
 #define FULL_QPS 3
-static void full_reads(struct vqp *q, uint32_t base)
+static void full_reads(struct vqp *q, int n, uint32_t base)
 {
-	for (int i = 0; i < FULL_QPS; i++)
+	for (int i = 0; i < n; i++)
 		q[i] = new_qp(base + (uint32_t)i * 0x1000);
-	for (int i = 0; i < FULL_QPS; i++)
+	for (int i = 0; i < n; i++)
 		for (uint32_t k = 0; k < 16; k++)
 			read_req_at(&q[i], wire_psn_add(q[i].epsn,
 							k * (mr_len / 1024)));
@@ -2129,7 +2130,7 @@ static int full_ring(uint32_t base)
 	int bad = 0;
 
 	s0 = get_stats();
-	full_reads(q, base);
+	full_reads(q, FULL_QPS, base);
 	usleep(100000);
 	CHECK(strcmp(ctl("POST %u 8 ff", s.qpn), "OK") == 0, "POST 8 failed");
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, s.qpn, s.epsn);
@@ -2199,7 +2200,7 @@ static void case32(void)
 	int bad = 0;
 
 	s0 = get_stats();
-	full_reads(q, 0x32000);
+	full_reads(q, FULL_QPS, 0x32000);
 	usleep(1500000);
 	for (int i = 0; i < FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 200);
@@ -2278,7 +2279,7 @@ static void case34(void)
 	unsigned int nw;
 	int bad = 0;
 
-	full_reads(q, 0x34000);
+	full_reads(q, FULL_QPS, 0x34000);
 	usleep(20000);
 	CHECK(strcmp(ctl("POST %u 1 1 1", s.qpn), "OK") == 0,
 	      "POST 1 + SQD failed");
@@ -2292,6 +2293,62 @@ static void case34(void)
 	      ans_count(s.dqpn, -1, -1));
 	verdict("34 SQD on a SEND that could not begin (ring full) -> drained, "
 		"no retries spent, nothing sent", bad);
+}
+
+/*
+ * A SEND behind other QPs' answers in a full ring that moves: six QPs
+ * take in 16 READs each and we read slowly (at most 32 frames every 2
+ * ms: the ring stays full but never stops, and the 6144 responses take
+ * some 380 ms), while a QP with a local ACK timeout of 134 ms and no
+ * retry posts a 64 KiB SEND (64 packets: post_send's kick can build only
+ * some, the rest wait for engine runs).  Its packets must get their turn
+ * (a full transmit queue moves the engine's starting QP on each run), and
+ * waiting for it must not count as the peer's silence: they go out once
+ * each, are acknowledged as we see them (after at most some 70 ms in the
+ * ring), and the SEND completes; nothing fails.
+ */
+static void case35(void)
+{
+	struct vqp q[2 * FULL_QPS], s = new_qp_timed(0x35800, 15, 0);
+	uint32_t per = mr_len / 1024 * 16, npk = mr_len / 1024;
+	uint64_t end;
+	struct wcrec w[16];
+	unsigned int k = 0, ok = 0, nw;
+	int bad = 0;
+
+	full_reads(q, 2 * FULL_QPS, 0x35000);
+	usleep(2000);
+	CHECK(strcmp(ctl("POST %u 1 1 0 %u", s.qpn, mr_len), "OK") == 0,
+	      "POST failed");
+	end = now_ns() + 3000000000ull;
+	while (ans_count(s.dqpn, -1, -1) < npk && now_ns() < end) {
+		unsigned int seen = ans_count(s.dqpn, -1, -1), now;
+
+		rx_drain(0);
+		now = ans_count(s.dqpn, -1, -1);
+		if (now > seen)
+			ack_to(&s, wire_psn_add(s.sqpsn, now - 1),
+			       now >= npk ? 1 : 0);
+		usleep(2000);
+	}
+	for (int i = 0; i < 2 * FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 1000);
+	rx_drain(50);
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == s.dqpn)
+			ok += ans[i].psn == wire_psn_add(s.sqpsn, k++);
+	CHECK(k == npk && ok == npk, "%u packets, %u in order: expected the "
+	      "SEND's %u once each", k, ok, npk);
+	for (int i = 0; i < 2 * FULL_QPS; i++)
+		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	nw = wcs_of(s.qpn, w, 16);
+	CHECK(nw == 1 && w[0].status == PMR_WC_SUCCESS, "%u completions "
+	      "(first status %d), expected one, successful", nw,
+	      nw ? w[0].status : -1);
+	CHECK(qp_state_of(s.qpn) == ST_RTS, "QP not in RTS");
+	verdict("35 a SEND behind other QPs' answers in a full ring that "
+		"moves -> its turn comes, each packet sent once, completed",
+		bad);
 }
 
 static void case15(void)
@@ -2906,6 +2963,7 @@ static const struct {
 	{ 32, case32 },
 	{ 33, case33 },
 	{ 34, case34 },
+	{ 35, case35 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
