@@ -446,6 +446,57 @@ static void v_post_read_atomic(uint32_t qpn, bool atomic_first, uint32_t len)
 
 /* QP qpn, in SQD: a new traffic class in its address vector (SQD -> SQD
  * with PMR_QP_AV), then back to RTS. */
+/*
+ * Post n 64-byte UD SENDs (wr_id 7200 + i, all signaled) from the UD QP
+ * to QP dqpn at 10.98.0.2 (our side), Q_Key UD_QKEY, from the start of
+ * the remote-access MR.
+ */
+static void v_ud_send(unsigned int n, uint32_t dqpn)
+{
+	static struct pmr_ah *ah;
+	struct pmr_send_wr wr[16], *bad;
+	struct pmr_ah_attr aa;
+	struct pmr_sge sg;
+
+	if (n == 0 || n > 16) {
+		vsay("FAIL bad UDSEND");
+		return;
+	}
+	if (ah == NULL) {
+		memset(&aa, 0, sizeof(aa));
+		aa.is_global = 1;
+		aa.port_num = 1;
+		aa.grh.hop_limit = 64;
+		aa.grh.dgid.raw[10] = 0xff;
+		aa.grh.dgid.raw[11] = 0xff;
+		inet_pton(AF_INET, "10.98.0.2", &aa.grh.dgid.raw[12]);
+		ah = pmr_create_ah(pd, &aa);
+		if (ah == NULL) {
+			vsay("FAIL create_ah");
+			return;
+		}
+	}
+	sg.addr = (uintptr_t)mr->addr;
+	sg.length = 64;
+	sg.lkey = mr->lkey;
+	memset(wr, 0, sizeof(wr));
+	for (unsigned int i = 0; i < n; i++) {
+		wr[i].wr_id = 7200 + i;
+		wr[i].opcode = PMR_WR_SEND;
+		wr[i].sg_list = &sg;
+		wr[i].num_sge = 1;
+		wr[i].send_flags = PMR_SEND_SIGNALED;
+		wr[i].wr.ud.ah = ah;
+		wr[i].wr.ud.remote_qpn = dqpn;
+		wr[i].wr.ud.remote_qkey = UD_QKEY;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	if (pmr_post_send(udqp, wr, &bad))
+		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
+	else
+		vsay("OK");
+}
+
 static void v_tclass(uint32_t qpn, uint8_t tclass)
 {
 	struct pmr_qp *qp = v_find(qpn);
@@ -563,6 +614,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
 		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
+	} else if (sscanf(line, "UDSEND %u %u", &a1, &a2) == 2) {
+		v_ud_send(a1, a2);
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
 	} else if (strcmp(line, "UDRECV") == 0) {
@@ -2351,6 +2404,55 @@ static void case35(void)
 		bad);
 }
 
+/*
+ * UD SENDs with the transmit ring full: three QPs' READs fill it while we
+ * read nothing for 200 ms, and the victim's UD QP posts 16 signaled
+ * SENDs to us.  A UD send completes once its frame is built, so none may
+ * complete before it can be built, and none may be lost: the 16 come,
+ * once each, in PSN order, and the 16 completions are successful.
+ */
+static void case36(void)
+{
+	struct vqp q[FULL_QPS];
+	uint32_t per = mr_len / 1024 * 16, dq = 0x5A5A5;
+	struct wcrec w[32];
+	unsigned int k = 0, ok = 0, nw;
+	uint32_t psn0 = 0;
+	int bad = 0;
+
+	full_reads(q, FULL_QPS, 0x3c000);
+	usleep(50000);
+	CHECK(strcmp(ctl("UDSEND 16 %u", dq), "OK") == 0, "UDSEND failed");
+	usleep(150000);
+	for (int i = 0; i < FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 1000);
+	requests_until(dq, 16, 1000);
+	rx_drain(50);
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn != dq)
+			continue;
+		if (k == 0)
+			psn0 = ans[i].psn;
+		ok += ans[i].opcode == WIRE_OP_UD_SEND_ONLY &&
+		      ans[i].psn == wire_psn_add(psn0, k++) && ans[i].plen == 64;
+	}
+	CHECK(k == 16 && ok == 16, "%u UD SENDs, %u as expected: 16 once "
+	      "each, in order", k, ok);
+	for (int i = 0; i < FULL_QPS; i++)
+		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	nw = wcs_of(ud_qpn, w, 32);
+	k = ok = 0;
+	for (unsigned int i = 0; i < nw; i++) {
+		if (w[i].opcode != PMR_WC_SEND)
+			continue;   /* an earlier case's receives */
+		ok += w[i].status == PMR_WC_SUCCESS && w[i].wr_id == 7200 + k++;
+	}
+	CHECK(k == 16 && ok == 16, "%u UD send completions, %u successful in "
+	      "order, expected 16", k, ok);
+	verdict("36 UD SENDs with the transmit ring full -> each sent once, "
+		"then completed", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -2964,6 +3066,7 @@ static const struct {
 	{ 33, case33 },
 	{ 34, case34 },
 	{ 35, case35 },
+	{ 36, case36 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
