@@ -619,5 +619,9 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 	}
 	rq->retry_left--;
 	roce_req_retransmit(rq, rq->una_psn);
+	/* asked again from una: answers of the earlier stream still on
+	 * their way ask nothing more (ask_again()) */
+	rq->asked_again = true;
+	rq->asked_psn = rq->una_psn;
 	ack_timer_start(rq, now);
 }

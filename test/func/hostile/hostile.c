@@ -2453,6 +2453,43 @@ static void case36(void)
 		"then completed", bad);
 }
 
+/*
+ * A READ asked for again by the local ACK timer, then a response of the
+ * first stream: the requester posts a 5120-byte READ and a FETCH_ADD
+ * with a local ACK timeout of 134 ms; we answer nothing until the timer
+ * has sent both again (after 134 ms, before the next timeout at 268 ms),
+ * then send the READ's third response, as if late from the first
+ * stream.  It shows a gap at the same PSN the timer just asked for: no
+ * third copy of the requests.  Answered, both complete.
+ */
+static void case37(void)
+{
+	struct vqp q = new_qp_timed(0x37000, 15, 7);
+	uint32_t p0 = q.sqpsn;
+	unsigned int k;
+	int bad = 0;
+
+	bad += read_atomic_posted(&q, false, 5120);
+	k = requests_until(q.dqpn, 4, 400);
+	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
+	      ans[2].psn == p0, "%u requests, expected the READ and the "
+	      "FETCH_ADD sent again by the timer", k);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_MIDDLE, wire_psn_add(p0, 2), 0,
+	       1024);
+	rx_drain(30);
+	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
+	      "response, expected no more than the 4", ans_count(q.dqpn, -1, -1));
+	for (uint32_t i = 0; i < 5; i++)
+		answer(&q, i == 0 ? WIRE_OP_RC_READ_RESPONSE_FIRST : i < 4 ?
+		       WIRE_OP_RC_READ_RESPONSE_MIDDLE :
+		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
+		       1024);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 5), 1, 0);
+	bad += read_atomic_done(&q, false, 5120);
+	verdict("37 a READ sent again by the timer, then a late response of "
+		"the first stream -> not asked for a third time", bad);
+}
+
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
@@ -3067,6 +3104,7 @@ static const struct {
 	{ 34, case34 },
 	{ 35, case35 },
 	{ 36, case36 },
+	{ 37, case37 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
