@@ -171,8 +171,10 @@ struct roce_qp {
 	bool arm_solicit;                 /* solicit one at roce_req_arm() */
 	bool resolving;                   /* waiting for ARP / ND */
 	bool tx_blocked;                  /* the last packet could not be
-					   * built (no room to send): counts
-					   * as in flight for the ACK timer */
+					   * built (no room to send): the ACK
+					   * timer runs, and uses a retry
+					   * once the ring has stopped for a
+					   * whole timeout */
 	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 
 	/* responder */
@@ -286,7 +288,7 @@ void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now);
 void roce_req_arm(struct roce_qp *rq, uint64_t now);
-void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
+bool roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
 void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now);
 void roce_req_reset(struct roce_qp *rq);
 /* The requester starts again at the SQ's consumer index: no WQE begun. */

@@ -356,8 +356,9 @@ void roce_held_free(struct roce_dev *d)
  * The port took `sent` of the frames, not all: the rest wait, in order,
  * for the next flush (every engine run ends with one).  A full ring holds
  * the stack back, as a busy link holds an RNIC back, and loses nothing
- * (an RC requester that cannot send counts as waiting for an answer: its
- * local ACK timer runs).  But a ring that has taken nothing for
+ * (an RC requester that cannot send keeps its local ACK timer running,
+ * and uses retries only while the ring takes nothing: roce_req_timers()).
+ * But a ring that has taken nothing for
  * ROCE_TX_STALL_NS (a peer that died or hangs) is treated as a link that
  * is down: the frames waiting are lost, and so is every frame after them
  * until the ring takes one again.  RC requests come again by their

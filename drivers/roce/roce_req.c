@@ -221,12 +221,21 @@ static bool rewind_to(struct roce_qp *rq, uint32_t psn)
 	return false;
 }
 
-void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
+bool roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 {
-	if (rewind_to(rq, psn)) {
-		rq->st.retransmits++;
-		roce_dev_of(rq->qp)->st.retransmits++;
-	}
+	if (!rewind_to(rq, psn))
+		return false;
+	rq->st.retransmits++;
+	roce_dev_of(rq->qp)->st.retransmits++;
+	return true;
+}
+
+/* The transmit ring has taken no frame for at least `span` TSC ticks, up
+ * to t (a read of the clock that may be older than the stall's start). */
+static bool tx_stalled(const struct roce_dev *d, uint64_t t, uint64_t span)
+{
+	return d->tx_stall_tsc != 0 && t > d->tx_stall_tsc &&
+	       t - d->tx_stall_tsc >= span;
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -481,6 +490,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	bool rc = qp->pub.qp_type == PMR_QPT_RC;
 	uint32_t mtu = path_mtu(qp);
 	unsigned int done = 0;
+	bool idle;
 
 	enum pmr_qp_state st = pmr_qp_state(qp);
 
@@ -532,11 +542,13 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			if (rq->req_off == 0 && rd_blocked(rq, w))
 				break;
 		}
+		idle = rq->una_psn == rq->req_psn;
 		r = req_packet(d, rq, w, mtu, src);
 		if (r == 0) {
-			/* no neighbour yet, or no room to send: for RC this
-			 * counts as packets no one answers (local ACK
-			 * timeout, then RETRY_EXC_ERR) */
+			/* no neighbour yet, or no room to send: for RC the
+			 * local ACK timer runs (RETRY_EXC_ERR when the
+			 * neighbour never answers, or the ring takes
+			 * nothing; roce_req_timers()) */
 			if (rc && (rq->resolving || rq->tx_blocked) &&
 			    rq->ack_deadline == 0)
 				ack_timer_start(rq, now);
@@ -552,8 +564,13 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		}
 		done++;
 		wqe_begun(rq);
-		if (rc && rq->ack_deadline == 0)
+		if (rc && (rq->ack_deadline == 0 || idle)) {
+			/* the first packet in flight starts the timer afresh
+			 * (one armed while it waited for room or a neighbour
+			 * measured the wait, not the peer) */
+			rq->ack_deadline = 0;
 			ack_timer_start(rq, now);
+		}
 		if (rq->req_off < w->length)
 			continue;
 		/* the WQE is fully sent */
@@ -589,9 +606,14 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		 * again, asking (a duplicate the responder ACKs).  Not a
 		 * retry: nothing was lost. */
 		rq->solicit_deadline = 0;
-		if (rq->unsolicited && rq->rnr_deadline == 0 &&
-		    rq->una_psn != rq->req_psn &&
-		    rewind_to(rq, wire_psn_add(rq->req_psn, WIRE_PSN_MASK))) {
+		if (rq->unsolicited && rq->tx_blocked) {
+			/* more to send, waiting for room: the next packet
+			 * asks, none goes twice */
+			rq->ackreq_next = true;
+		} else if (rq->unsolicited && rq->rnr_deadline == 0 &&
+			   rq->una_psn != rq->req_psn &&
+			   rewind_to(rq, wire_psn_add(rq->req_psn,
+						      WIRE_PSN_MASK))) {
 			rq->ackreq_next = true;
 			d->st.ack_solicits++;
 		}
@@ -603,11 +625,10 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	if (rq->una_psn == rq->req_psn && rq->tx_blocked &&
-	    (d->tx_stall_tsc == 0 ||
-	     roce_now(now) - d->tx_stall_tsc < rq->ack_timeout_tsc)) {
-		/* waiting its turn for a ring that moves (other QPs' frames
-		 * fill it), or stopped for less than a timeout: not the
-		 * peer's silence, no retry used */
+	    !tx_stalled(d, roce_now(now), rq->ack_timeout_tsc)) {
+		/* nothing in flight, waiting its turn for a ring that moves
+		 * (other QPs' frames fill it): not the peer's silence, no
+		 * retry used */
 		ack_timer_start(rq, now);
 		return;
 	}
@@ -618,10 +639,11 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	rq->retry_left--;
-	roce_req_retransmit(rq, rq->una_psn);
-	/* asked again from una: answers of the earlier stream still on
-	 * their way ask nothing more (ask_again()) */
-	rq->asked_again = true;
-	rq->asked_psn = rq->una_psn;
+	if (roce_req_retransmit(rq, rq->una_psn)) {
+		/* asked again from una: answers of the earlier stream
+		 * still on their way ask nothing more (ask_again()) */
+		rq->asked_again = true;
+		rq->asked_psn = rq->una_psn;
+	}
 	ack_timer_start(rq, now);
 }

@@ -444,8 +444,6 @@ static void v_post_read_atomic(uint32_t qpn, bool atomic_first, uint32_t len)
 		vsay("OK");
 }
 
-/* QP qpn, in SQD: a new traffic class in its address vector (SQD -> SQD
- * with PMR_QP_AV), then back to RTS. */
 /*
  * Post n 64-byte UD SENDs (wr_id 7200 + i, all signaled) from the UD QP
  * to QP dqpn at 10.98.0.2 (our side), Q_Key UD_QKEY, from the start of
@@ -497,6 +495,8 @@ static void v_ud_send(unsigned int n, uint32_t dqpn)
 		vsay("OK");
 }
 
+/* QP qpn, in SQD: a new traffic class in its address vector (SQD -> SQD
+ * with PMR_QP_AV), then back to RTS. */
 static void v_tclass(uint32_t qpn, uint8_t tclass)
 {
 	struct pmr_qp *qp = v_find(qpn);
@@ -634,11 +634,17 @@ static void v_cmd(char *line)
 			vsay("FAIL no QP");
 		else
 			vsay("OK %d", (int)a.qp_state);
-	} else if (strcmp(line, "WCS") == 0) {
+	} else if (strcmp(line, "WCS") == 0 ||
+		   sscanf(line, "WCS %u", &a1) == 1) {
+		/* every completion so far, or those of QP a1 */
+		bool all = strcmp(line, "WCS") == 0;
+
 		for (unsigned int i = 0; i < nwlog; i++)
-			vsay("WC %u %" PRIu64 " %d %d %u", wlog[i].qp_num,
-			     wlog[i].wr_id, (int)wlog[i].status,
-			     (int)wlog[i].opcode, wlog[i].byte_len);
+			if (all || wlog[i].qp_num == a1)
+				vsay("WC %u %" PRIu64 " %d %d %u",
+				     wlog[i].qp_num, wlog[i].wr_id,
+				     (int)wlog[i].status,
+				     (int)wlog[i].opcode, wlog[i].byte_len);
 	} else if (strcmp(line, "EVS") == 0) {
 		for (unsigned int i = 0; i < nelog; i++)
 			vsay("EV %u %d", elog[i].qpn, elog[i].type);
@@ -863,7 +869,7 @@ static unsigned int wcs_of(uint32_t qpn, struct wcrec *w, unsigned int max)
 {
 	unsigned int k = 0;
 
-	ctl("WCS");
+	ctl("WCS %u", qpn);     /* (all of them would not fit rlines) */
 	for (unsigned int i = 0; i < nrl; i++) {
 		unsigned int q, len;
 		uint64_t id;
@@ -2147,6 +2153,23 @@ static void read_req_at(const struct vqp *q, uint32_t psn)
 	send_pkt(&b, 0, 0, false);
 }
 
+/* Wait (up to a second) until the victim has put a frame off for a full
+ * transmit ring since s0.  @return failed checks. */
+static int ring_full_since(const struct stats *s0)
+{
+	uint64_t end = now_ns() + 1000000000ull;
+	struct stats s1;
+	int bad = 0;
+
+	do {
+		usleep(5000);
+		s1 = get_stats();
+	} while (sdiff(s0, &s1, "tx_full") == 0 && now_ns() < end);
+	CHECK(sdiff(s0, &s1, "tx_full") > 0, "the transmit ring never "
+	      "filled: the case would test nothing");
+	return bad;
+}
+
 /* n new QPs (expected PSN base, base + 0x1000, ...), each sent 16 READs
  * of the whole MR (1024 responses at MTU 1024). */
 #define FULL_QPS 3
@@ -2226,6 +2249,10 @@ static int full_ring(uint32_t base)
 	CHECK(ans_count(n.dqpn, -1, -1) == 1 && nak == 1,
 	      "%u answers to the SEND ahead, expected one PSN sequence NAK "
 	      "for 0x%x", ans_count(n.dqpn, -1, -1), n.epsn);
+	/* acknowledged, or they come again a second later, into the log of
+	 * a later case */
+	ack_to(&s, wire_psn_add(s.sqpsn, 7), 8);
+	rx_drain(20);
 	return bad;
 }
 
@@ -2328,12 +2355,13 @@ static void case33(void)
 static void case34(void)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(0x34800, 12, 3);
+	struct stats s0 = get_stats();
 	struct wcrec w[16];
 	unsigned int nw;
 	int bad = 0;
 
 	full_reads(q, FULL_QPS, 0x34000);
-	usleep(20000);
+	bad += ring_full_since(&s0);
 	CHECK(strcmp(ctl("POST %u 1 1 1", s.qpn), "OK") == 0,
 	      "POST 1 + SQD failed");
 	usleep(200000);
@@ -2350,27 +2378,28 @@ static void case34(void)
 
 /*
  * A SEND behind other QPs' answers in a full ring that moves: six QPs
- * take in 16 READs each and we read slowly (at most 32 frames every 2
- * ms: the ring stays full but never stops, and the 6144 responses take
- * some 380 ms), while a QP with a local ACK timeout of 134 ms and no
- * retry posts a 64 KiB SEND (64 packets: post_send's kick can build only
- * some, the rest wait for engine runs).  Its packets must get their turn
- * (a full transmit queue moves the engine's starting QP on each run), and
- * waiting for it must not count as the peer's silence: they go out once
- * each, are acknowledged as we see them (after at most some 70 ms in the
- * ring), and the SEND completes; nothing fails.
+ * take in 16 READs each and we read slowly (at most 32 frames every 3
+ * ms: the ring stays full but never stops), while a QP with a local ACK
+ * timeout of 268 ms and no retry posts a 64 KiB SEND (64 packets: post_send's kick can build only
+ * some, the rest wait for engine runs).  Its packets must get their turn,
+ * and waiting for it must not count as the peer's silence: they go out once
+ * each, are acknowledged as we see them (after some 120 ms in the ring),
+ * and the SEND completes; nothing fails and nothing goes twice (a tail
+ * left waiting for room is asked for by its next packet, not sent
+ * again).
  */
 static void case35(void)
 {
-	struct vqp q[2 * FULL_QPS], s = new_qp_timed(0x35800, 15, 0);
+	struct vqp q[2 * FULL_QPS], s = new_qp_timed(0x35800, 16, 0);
 	uint32_t per = mr_len / 1024 * 16, npk = mr_len / 1024;
+	struct stats s0 = get_stats();
 	uint64_t end;
 	struct wcrec w[16];
 	unsigned int k = 0, ok = 0, nw;
 	int bad = 0;
 
 	full_reads(q, 2 * FULL_QPS, 0x35000);
-	usleep(2000);
+	bad += ring_full_since(&s0);
 	CHECK(strcmp(ctl("POST %u 1 1 0 %u", s.qpn, mr_len), "OK") == 0,
 	      "POST failed");
 	end = now_ns() + 3000000000ull;
@@ -2382,7 +2411,7 @@ static void case35(void)
 		if (now > seen)
 			ack_to(&s, wire_psn_add(s.sqpsn, now - 1),
 			       now >= npk ? 1 : 0);
-		usleep(2000);
+		usleep(3000);
 	}
 	for (int i = 0; i < 2 * FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 1000);
@@ -2415,15 +2444,19 @@ static void case36(void)
 {
 	struct vqp q[FULL_QPS];
 	uint32_t per = mr_len / 1024 * 16, dq = 0x5A5A5;
+	struct stats s0 = get_stats();
 	struct wcrec w[32];
 	unsigned int k = 0, ok = 0, nw;
 	uint32_t psn0 = 0;
 	int bad = 0;
 
+	nw = wcs_of(ud_qpn, w, 32);
 	full_reads(q, FULL_QPS, 0x3c000);
-	usleep(50000);
+	bad += ring_full_since(&s0);
 	CHECK(strcmp(ctl("UDSEND 16 %u", dq), "OK") == 0, "UDSEND failed");
 	usleep(150000);
+	CHECK(wcs_of(ud_qpn, w, 32) == nw, "%u UD completions while the "
+	      "ring was full, expected none", wcs_of(ud_qpn, w, 32) - nw);
 	for (int i = 0; i < FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 1000);
 	requests_until(dq, 16, 1000);
@@ -2473,7 +2506,9 @@ static void case37(void)
 	k = requests_until(q.dqpn, 4, 400);
 	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
 	      ans[2].psn == p0, "%u requests, expected the READ and the "
-	      "FETCH_ADD sent again by the timer", k);
+	      "FETCH_ADD sent again by the timer (third: 0x%02x 0x%x to "
+	      "0x%x, of %u answers)", k, ans[2].opcode, ans[2].psn,
+	      ans[2].dqpn, nans);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_MIDDLE, wire_psn_add(p0, 2), 0,
 	       1024);
 	rx_drain(30);
