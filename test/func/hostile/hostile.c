@@ -357,6 +357,26 @@ static void v_guards(void)
 	     bad_mr, bad_nr, first);
 }
 
+/* n SENDs of len bytes from the start of the remote-access MR, chained,
+ * wr_id id0 + i, signaled where bit i of mask is set. */
+static void send_list(struct pmr_send_wr *wr, struct pmr_sge *sg,
+		      unsigned int n, uint32_t len, uint64_t id0,
+		      unsigned int mask)
+{
+	sg->addr = (uintptr_t)mr->addr;
+	sg->length = len;
+	sg->lkey = mr->lkey;
+	memset(wr, 0, n * sizeof(*wr));
+	for (unsigned int i = 0; i < n; i++) {
+		wr[i].wr_id = id0 + i;
+		wr[i].opcode = PMR_WR_SEND;
+		wr[i].sg_list = sg;
+		wr[i].num_sge = 1;
+		wr[i].send_flags = (mask >> i) & 1 ? PMR_SEND_SIGNALED : 0;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+}
+
 /*
  * Post n SENDs of len bytes (64 unless said) on QP qpn as one list (wr_id
  * 7000 + i, signaled where bit i of mask is set), from the start of the
@@ -375,18 +395,7 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 		vsay("FAIL bad POST");
 		return;
 	}
-	sg.addr = (uintptr_t)mr->addr;
-	sg.length = len;
-	sg.lkey = mr->lkey;
-	memset(wr, 0, sizeof(wr));
-	for (unsigned int i = 0; i < n; i++) {
-		wr[i].wr_id = 7000 + i;
-		wr[i].opcode = PMR_WR_SEND;
-		wr[i].sg_list = &sg;
-		wr[i].num_sge = 1;
-		wr[i].send_flags = (mask >> i) & 1 ? PMR_SEND_SIGNALED : 0;
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
-	}
+	send_list(wr, &sg, n, len, 7000, mask);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_SQD;
 	a.en_sqd_async_notify = 1;
@@ -474,20 +483,11 @@ static void v_ud_send(unsigned int n, uint32_t dqpn)
 			return;
 		}
 	}
-	sg.addr = (uintptr_t)mr->addr;
-	sg.length = 64;
-	sg.lkey = mr->lkey;
-	memset(wr, 0, sizeof(wr));
+	send_list(wr, &sg, n, 64, 7200, 0xffff);
 	for (unsigned int i = 0; i < n; i++) {
-		wr[i].wr_id = 7200 + i;
-		wr[i].opcode = PMR_WR_SEND;
-		wr[i].sg_list = &sg;
-		wr[i].num_sge = 1;
-		wr[i].send_flags = PMR_SEND_SIGNALED;
 		wr[i].wr.ud.ah = ah;
 		wr[i].wr.ud.remote_qpn = dqpn;
 		wr[i].wr.ud.remote_qkey = UD_QKEY;
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 	if (pmr_post_send(udqp, wr, &bad))
 		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
@@ -2096,6 +2096,25 @@ static void case20(void)
 		"complete", bad);
 }
 
+/* Response i (0 to 4) of the 5120-byte READ of POSTRA on q. */
+static void read5_answer(const struct vqp *q, uint32_t i)
+{
+	answer(q, i == 0 ? WIRE_OP_RC_READ_RESPONSE_FIRST : i < 4 ?
+	       WIRE_OP_RC_READ_RESPONSE_MIDDLE : WIRE_OP_RC_READ_RESPONSE_LAST,
+	       wire_psn_add(q->sqpsn, i), 0, 1024);
+}
+
+/* That READ's responses from `from` on and the FETCH_ADD's ACK, then both
+ * must complete.  @return failed checks. */
+static int read5_finish(const struct vqp *q, uint32_t from)
+{
+	for (uint32_t i = from; i < 5; i++)
+		read5_answer(q, i);
+	answer(q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(q->sqpsn, 5), 1,
+	       0);
+	return read_atomic_done(q, false, 5120);
+}
+
 /*
  * The requester when a READ response is lost and later ones keep coming:
  * it posts a 5120-byte READ (five responses) and a FETCH_ADD; we send the
@@ -2117,11 +2136,9 @@ static void case30(void)
 	bad += read_atomic_posted(&q, false, 5120);
 	s0 = get_stats();
 	hold();
-	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
+	read5_answer(&q, 0);
 	for (uint32_t i = 2; i < 5; i++)
-		answer(&q, i < 4 ? WIRE_OP_RC_READ_RESPONSE_MIDDLE :
-		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
-		       1024);
+		read5_answer(&q, i);
 	for (int i = 0; i < 4; i++)
 		bad += step(&q, 1, i < 3 ? "HOLD" : "NONE", NULL);
 	rx_drain(50);
@@ -2131,12 +2148,7 @@ static void case30(void)
 	CHECK(sdiff(&s0, &s1, "retransmits") == 1,
 	      "%" PRIu64 " restarts, expected 1",
 	      sdiff(&s0, &s1, "retransmits"));
-	for (uint32_t i = 1; i < 5; i++)
-		answer(&q, i < 4 ? WIRE_OP_RC_READ_RESPONSE_MIDDLE :
-		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
-		       1024);
-	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 5), 1, 0);
-	bad += read_atomic_done(&q, false, 5120);
+	bad += read5_finish(&q, 1);
 	verdict("30 requester: a READ response lost, three later ones -> "
 		"the rest asked for once, both complete", bad);
 }
@@ -2509,18 +2521,11 @@ static void case37(void)
 	      "FETCH_ADD sent again by the timer (third: 0x%02x 0x%x to "
 	      "0x%x, of %u answers)", k, ans[2].opcode, ans[2].psn,
 	      ans[2].dqpn, nans);
-	answer(&q, WIRE_OP_RC_READ_RESPONSE_MIDDLE, wire_psn_add(p0, 2), 0,
-	       1024);
+	read5_answer(&q, 2);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
 	      "response, expected no more than the 4", ans_count(q.dqpn, -1, -1));
-	for (uint32_t i = 0; i < 5; i++)
-		answer(&q, i == 0 ? WIRE_OP_RC_READ_RESPONSE_FIRST : i < 4 ?
-		       WIRE_OP_RC_READ_RESPONSE_MIDDLE :
-		       WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, i), 0,
-		       1024);
-	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 5), 1, 0);
-	bad += read_atomic_done(&q, false, 5120);
+	bad += read5_finish(&q, 0);
 	verdict("37 a READ sent again by the timer, then a late response of "
 		"the first stream -> not asked for a third time", bad);
 }
