@@ -358,12 +358,11 @@ void roce_held_free(struct roce_dev *d)
  * the stack back, as a busy link holds an RNIC back, and loses nothing
  * (an RC requester that cannot send keeps its local ACK timer running,
  * and uses retries only while the ring takes nothing: roce_req_timers()).
- * But a ring that has taken nothing for
- * ROCE_TX_STALL_NS (a peer that died or hangs) is treated as a link that
- * is down: the frames waiting are lost, and so is every frame after them
- * until the ring takes one again.  RC requests come again by their
- * timers (and run out of retries); UC and UD ones were complete once
- * built.
+ * But a ring that has taken nothing for ROCE_TX_STALL_NS (a peer that
+ * died or hangs) is treated as a link that is down: the frames waiting
+ * are lost, and so is every frame after them until the ring takes one
+ * again.  RC requests come again by their timers (and run out of
+ * retries); UC and UD ones were complete once built.
  */
 static void tx_keep(struct roce_dev *d, uint16_t sent)
 {
