@@ -151,9 +151,9 @@ struct roce_qp {
 	uint32_t req_psn;                 /* next PSN */
 	uint32_t una_psn;                 /* oldest unacknowledged PSN */
 	uint32_t read_off;                /* bytes of the head READ received */
-	uint32_t asked_psn;               /* answers asked for again from */
-	bool asked_again;                 /* here (ask_again()), no progress
-					   * since */
+	uint32_t asked_psn;               /* requests sent again from here */
+	bool asked_again;                 /* (roce_req_retransmit()), no
+					   * progress since */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */

@@ -46,19 +46,18 @@ static void progress_made(struct roce_qp *rq)
 
 /*
  * A later answer showed the answers of the head READ or atomic lost from
- * `psn` on: ask for them again, once per gap.  The answers already on
- * their way behind the lost one come in next, and if each asked again,
- * each request sent again would restart the responder's stream: on a
- * long READ a storm in which no stream gets far.  A request sent again
- * and lost as well is the ACK timer's.
+ * `psn` on: ask for them again, unless they were asked for from there
+ * since the last progress (roce_req_retransmit() records it, whoever
+ * asked: a gap, a NAK, the ACK timer).  The answers already on their way
+ * behind the lost one come in next, and if each asked again, each request
+ * sent again would restart the responder's stream: on a long READ a storm
+ * in which no stream gets far.  A request sent again and lost as well is
+ * the ACK timer's.
  */
 static void ask_again(struct roce_qp *rq, uint32_t psn)
 {
-	if (rq->asked_again && rq->asked_psn == psn)
-		return;
-	rq->asked_again = true;
-	rq->asked_psn = psn;
-	roce_req_retransmit(rq, psn);
+	if (!rq->asked_again || rq->asked_psn != psn)
+		roce_req_retransmit(rq, psn);
 }
 
 /*

@@ -225,6 +225,10 @@ bool roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 {
 	if (!rewind_to(rq, psn))
 		return false;
+	/* asked for again from psn: answers of the earlier stream still on
+	 * their way that show a gap there ask nothing more (ask_again()) */
+	rq->asked_again = true;
+	rq->asked_psn = psn;
 	rq->st.retransmits++;
 	roce_dev_of(rq->qp)->st.retransmits++;
 	return true;
@@ -639,11 +643,6 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	rq->retry_left--;
-	if (roce_req_retransmit(rq, rq->una_psn)) {
-		/* asked again from una: answers of the earlier stream
-		 * still on their way ask nothing more (ask_again()) */
-		rq->asked_again = true;
-		rq->asked_psn = rq->una_psn;
-	}
+	roce_req_retransmit(rq, rq->una_psn);
 	ack_timer_start(rq, now);
 }

@@ -2499,35 +2499,57 @@ static void case36(void)
 }
 
 /*
- * A READ asked for again by the local ACK timer, then a response of the
- * first stream: the requester posts a 5120-byte READ and a FETCH_ADD
- * with a local ACK timeout of 134 ms; we answer nothing until the timer
- * has sent both again (after 134 ms, before the next timeout at 268 ms),
- * then send the READ's third response, as if late from the first
- * stream.  It shows a gap at the same PSN the timer just asked for: no
- * third copy of the requests.  Answered, both complete.
+ * A READ asked for again, then a response of the first stream: the
+ * requester posts a 5120-byte READ and a FETCH_ADD with a local ACK
+ * timeout of 134 ms; both are sent again, by the timer (after 134 ms,
+ * before the next timeout at 268 ms) when `nak` is false, else at once
+ * on a PSN sequence NAK for the READ's PSN.  Then we send the READ's
+ * third response, as if late from the first stream.  It shows a gap at
+ * the PSN just asked for: no third copy of the requests.  Answered, both
+ * complete.  @return failed checks.
  */
-static void case37(void)
+static int asked_once(uint32_t epsn, bool nak)
 {
-	struct vqp q = new_qp_timed(0x37000, 15, 7);
+	struct vqp q = new_qp_timed(epsn, 15, 7);
 	uint32_t p0 = q.sqpsn;
 	unsigned int k;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false, 5120);
+	if (nak) {
+		struct wire_build b;
+
+		build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, p0);
+		b.ackreq = false;
+		b.syndrome = wire_syn_nak(WIRE_NAK_PSN_SEQ);
+		b.msn = 0;
+		send_pkt(&b, 0, 0, false);
+	}
 	k = requests_until(q.dqpn, 4, 400);
 	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
 	      ans[2].psn == p0, "%u requests, expected the READ and the "
-	      "FETCH_ADD sent again by the timer (third: 0x%02x 0x%x to "
-	      "0x%x, of %u answers)", k, ans[2].opcode, ans[2].psn,
-	      ans[2].dqpn, nans);
+	      "FETCH_ADD sent again (third: 0x%02x 0x%x to 0x%x, of %u "
+	      "answers)", k, ans[2].opcode, ans[2].psn, ans[2].dqpn, nans);
 	read5_answer(&q, 2);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
-	      "response, expected no more than the 4", ans_count(q.dqpn, -1, -1));
-	bad += read5_finish(&q, 0);
+	      "response, expected no more than the 4",
+	      ans_count(q.dqpn, -1, -1));
+	return bad + read5_finish(&q, 0);
+}
+
+static void case37(void)
+{
 	verdict("37 a READ sent again by the timer, then a late response of "
-		"the first stream -> not asked for a third time", bad);
+		"the first stream -> not asked for a third time",
+		asked_once(0x37000, false));
+}
+
+static void case38(void)
+{
+	verdict("38 a READ sent again on a sequence NAK, then a late response "
+		"of the first stream -> not asked for a third time",
+		asked_once(0x38000, true));
 }
 
 static void case15(void)
@@ -3145,6 +3167,7 @@ static const struct {
 	{ 35, case35 },
 	{ 36, case36 },
 	{ 37, case37 },
+	{ 38, case38 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
