@@ -454,9 +454,9 @@ static bool read_setup(struct roce_dev *d, struct roce_qp *rq,
 /*
  * Start sending the answers the slots hold (READ responses, atomic ACKs
  * queued behind them), in this engine run: they leave with the receive
- * burst's other replies, oldest first (the rest of a long READ goes out in
- * later runs, and so does all of it when the transmit queue is full).  Runs once the request is recorded (a new one counted in
- * the MSN).
+ * burst's other replies, oldest first (the rest of a long READ goes out
+ * in later runs, and so does all of it when the transmit queue is full).
+ * Runs once the request is recorded (a new one counted in the MSN).
  */
 static void read_answer(struct roce_dev *d, struct roce_qp *rq)
 {
@@ -538,16 +538,13 @@ static void rc_atomic(struct roce_dev *d, struct roce_qp *rq,
 					    false, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
 	}
-	/* field by field: a zeroing initializer becomes "rep stos" */
+	/* only what an atomic slot is read for (res_find(), the ACK); the
+	 * READ fields are read for READ slots only (slot free: res_full()
+	 * above) */
 	r->kind = ROCE_RES_ATOMIC;
 	r->psn = p->psn;
 	r->npkts = 1;
-	r->src = NULL;
-	r->rkey = 0;
-	r->len = 0;
-	r->orig = orig;         /* (slot free: res_full() above) */
-	r->sent = 0;
-	r->next_psn = 0;
+	r->orig = orig;
 	rq->res_next = res_after(rq->res_next);
 	rq->msn = (rq->msn + 1) & 0xffffff;
 	rq->epsn = wire_psn_add(rq->epsn, 1);
