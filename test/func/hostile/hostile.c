@@ -2389,59 +2389,79 @@ static void case34(void)
 }
 
 /*
- * A SEND behind other QPs' answers in a full ring that moves: six QPs
+ * SENDs behind other QPs' answers in a full ring that moves: six QPs
  * take in 16 READs each and we read slowly (at most 32 frames every 3
  * ms: the ring stays full but never stops), while a QP with a local ACK
- * timeout of 268 ms and no retry posts a 64 KiB SEND (64 packets: post_send's kick can build only
- * some, the rest wait for engine runs).  Its packets must get their turn,
- * and waiting for it must not count as the peer's silence: they go out once
- * each, are acknowledged as we see them (after some 120 ms in the ring),
- * and the SEND completes; nothing fails and nothing goes twice (a tail
- * left waiting for room is asked for by its next packet, not sent
- * again).
+ * timeout of 268 ms and no retry posts eight 64 KiB SENDs (512 packets:
+ * post_send's kick can build only some, the rest wait for engine runs).
+ * Its packets must get their turn, not wait for all the READs ahead of
+ * them, and waiting for it must not count as the peer's silence: they go
+ * out once each, are acknowledged as we see them (after some 100 ms in
+ * the ring), and the SENDs complete.  The QP's tail that did not ask for
+ * its ACK is asked for after 67 ms, while the QP waits for room: the
+ * next packet asks (an AckReq within a message), none goes twice.
  */
 static void case35(void)
 {
 	struct vqp q[2 * FULL_QPS], s = new_qp_timed(0x35800, 16, 0);
-	uint32_t per = mr_len / 1024 * 16, npk = mr_len / 1024;
-	struct stats s0 = get_stats();
+	uint32_t per = mr_len / 1024 * 16, mpk = mr_len / 1024, npk = 8 * mpk;
+	struct stats s0;
 	uint64_t end;
 	struct wcrec w[16];
-	unsigned int k = 0, ok = 0, nw;
+	unsigned int k = 0, ok = 0, nw, ahead = 0, asked = 0, good = 0;
 	int bad = 0;
 
+	ans_clear();
+	s0 = get_stats();
 	full_reads(q, 2 * FULL_QPS, 0x35000);
 	bad += ring_full_since(&s0);
-	CHECK(strcmp(ctl("POST %u 1 1 0 %u", s.qpn, mr_len), "OK") == 0,
+	CHECK(strcmp(ctl("POST %u 8 ff 0 %u", s.qpn, mr_len), "OK") == 0,
 	      "POST failed");
-	end = now_ns() + 3000000000ull;
+	end = now_ns() + 5000000000ull;
 	while (ans_count(s.dqpn, -1, -1) < npk && now_ns() < end) {
 		unsigned int seen = ans_count(s.dqpn, -1, -1), now;
 
 		rx_drain(0);
 		now = ans_count(s.dqpn, -1, -1);
 		if (now > seen)
-			ack_to(&s, wire_psn_add(s.sqpsn, now - 1),
-			       now >= npk ? 1 : 0);
+			ack_to(&s, wire_psn_add(s.sqpsn, now - 1), now / mpk);
 		usleep(3000);
 	}
 	for (int i = 0; i < 2 * FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 1000);
 	rx_drain(50);
-	for (unsigned int i = 0; i < nans; i++)
-		if (ans[i].dqpn == s.dqpn)
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn == s.dqpn) {
+			/* AckReq at each message's end, and where a tail
+			 * that did not ask was asked for while the QP waited
+			 * for room */
+			asked += ans[i].ackreq && k % mpk != mpk - 1;
 			ok += ans[i].psn == wire_psn_add(s.sqpsn, k++);
+		}
+		for (int j = 0; j < 2 * FULL_QPS && k == 0; j++)
+			ahead += ans[i].dqpn == q[j].dqpn;
+	}
 	CHECK(k == npk && ok == npk, "%u packets, %u in order: expected the "
-	      "SEND's %u once each", k, ok, npk);
+	      "SENDs' %u once each", k, ok, npk);
+	CHECK(asked > 0, "no packet asked for a tail's ACK while the QP "
+	      "waited for room: the case tests nothing of it");
+	/* its turn: room is shared out (each frame put off tries the ring
+	 * again, and each run starts one QP further on), so the SENDs do
+	 * not wait for all of the READs of the QPs ahead of them */
+	CHECK(ahead < FULL_QPS * per, "%u of %u READ responses came before "
+	      "the first SEND's first packet: it waited for the QPs ahead of "
+	      "it", ahead, 2 * FULL_QPS * per);
 	for (int i = 0; i < 2 * FULL_QPS; i++)
 		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
 	nw = wcs_of(s.qpn, w, 16);
-	CHECK(nw == 1 && w[0].status == PMR_WC_SUCCESS, "%u completions "
-	      "(first status %d), expected one, successful", nw,
-	      nw ? w[0].status : -1);
+	for (unsigned int i = 0; i < nw; i++)
+		good += w[i].status == PMR_WC_SUCCESS;
+	CHECK(nw == 8 && good == 8, "%u completions, %u successful, expected "
+	      "8 successful", nw, good);
 	CHECK(qp_state_of(s.qpn) == ST_RTS, "QP not in RTS");
-	verdict("35 a SEND behind other QPs' answers in a full ring that "
-		"moves -> its turn comes, each packet sent once, completed",
+	verdict("35 SENDs behind other QPs' answers in a full ring that "
+		"moves -> their turn comes, each packet sent once, a tail "
+		"asked for by the next packet, completed",
 		bad);
 }
 
@@ -2550,6 +2570,62 @@ static void case38(void)
 	verdict("38 a READ sent again on a sequence NAK, then a late response "
 		"of the first stream -> not asked for a third time",
 		asked_once(0x38000, true));
+}
+
+/*
+ * The ACK timer starts afresh with the first packet that leaves: a QP
+ * with a local ACK timeout of 134 ms and one retry posts a SEND while
+ * three QPs' READs fill the ring and we read nothing for 200 ms.  Its
+ * timer runs while the SEND waits for room (at 134 ms the ring has taken
+ * nothing for a whole timeout: the retry is used, with nothing to send
+ * again).  Then we read at full speed, see the SEND's packet at once and
+ * acknowledge it at 300 ms: after the deadline the timer had while the
+ * SEND waited (268 ms), before the one its packet started (some 334 ms).
+ * The SEND completes, its packet was sent once, the QP stays in RTS.
+ */
+static void case39(void)
+{
+	struct vqp q[FULL_QPS], s = new_qp_timed(0x39800, 15, 1);
+	uint32_t per = mr_len / 1024 * 16;
+	struct stats s0;
+	uint64_t t0, seen;
+	struct wcrec w[16];
+	unsigned int nw;
+	int bad = 0;
+
+	ans_clear();
+	s0 = get_stats();
+	full_reads(q, FULL_QPS, 0x39000);
+	bad += ring_full_since(&s0);
+	CHECK(strcmp(ctl("POST %u 1 1", s.qpn), "OK") == 0, "POST failed");
+	t0 = now_ns();
+	usleep(200000);
+	while (ans_count(s.dqpn, -1, -1) == 0 &&
+	       now_ns() < t0 + 250000000ull)
+		rx_drain(0);
+	seen = now_ns();
+	CHECK(ans_count(s.dqpn, -1, -1) == 1, "the SEND did not come within "
+	      "250 ms of its post: the case cannot tell the two deadlines "
+	      "apart");
+	while (now_ns() < t0 + 300000000ull)
+		rx_drain(0);
+	ack_to(&s, s.sqpsn, 1);
+	for (int i = 0; i < FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 1000);
+	rx_drain(100);
+	for (int i = 0; i < FULL_QPS; i++)
+		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	CHECK(ans_count(s.dqpn, -1, -1) == 1, "the SEND's packet came %u "
+	      "times (first after %" PRIu64 " ms), expected once",
+	      ans_count(s.dqpn, -1, -1), (seen - t0) / 1000000);
+	nw = wcs_of(s.qpn, w, 16);
+	CHECK(nw == 1 && w[0].status == PMR_WC_SUCCESS, "%u completions "
+	      "(first status %d), expected one, successful", nw,
+	      nw ? w[0].status : -1);
+	CHECK(qp_state_of(s.qpn) == ST_RTS, "QP not in RTS");
+	verdict("39 a SEND that waited 200 ms for room, acknowledged 100 ms "
+		"after it left -> its timer counted from its packet, no "
+		"retransmission, completed", bad);
 }
 
 static void case15(void)
@@ -3168,6 +3244,7 @@ static const struct {
 	{ 36, case36 },
 	{ 37, case37 },
 	{ 38, case38 },
+	{ 39, case39 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
