@@ -5,7 +5,8 @@
  *   hostile --role victim   --ctl PATH   (env PMR_EAL_ARGS, PMR_DEVICES)
  *   hostile --role attacker --ctl PATH   (env HOSTILE_EAL_ARGS)
  *
- * The victim is an ordinary pmrdma process: RC QPs made on request, a UD
+ * The victim is an ordinary pmrdma process: RC (and UC) QPs made on
+ * request, a UD
  * QP, a 64 KiB MR with every remote right in the middle of a buffer of
  * guard bytes (0xA5), and a small MR without remote rights that holds the
  * receive buffers (each followed by guard bytes).  It keeps the engine
@@ -244,9 +245,10 @@ static struct pmr_qp *v_find(uint32_t qpn)
 }
 
 /* A new RC QP to the attacker's fake QP dqpn; timeout and retry_cnt as
- * given (NEWRC's optional arguments; 14 and 7 otherwise). */
+ * given (NEWRC's optional arguments; 14 and 7 otherwise).  With uc
+ * (NEWUC), a UC QP: remote writes only, no RC attributes. */
 static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
-		    uint8_t timeout, uint8_t retry)
+		    uint8_t timeout, uint8_t retry, bool uc)
 {
 	struct pmr_qp_init_attr ia;
 	struct pmr_qp_attr a;
@@ -260,7 +262,7 @@ static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
-	ia.qp_type = PMR_QPT_RC;
+	ia.qp_type = uc ? PMR_QPT_UC : PMR_QPT_RC;
 	ia.cap.max_send_wr = 16;
 	ia.cap.max_recv_wr = 16;
 	ia.cap.max_send_sge = 1;
@@ -273,8 +275,10 @@ static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
-			    PMR_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags = PMR_ACCESS_REMOTE_WRITE;
+	if (!uc)
+		a.qp_access_flags |= PMR_ACCESS_REMOTE_READ |
+				     PMR_ACCESS_REMOTE_ATOMIC;
 	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_PKEY_INDEX |
 			  PMR_QP_PORT | PMR_QP_ACCESS_FLAGS))
 		die("modify INIT");
@@ -293,7 +297,8 @@ static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	inet_pton(AF_INET, "10.98.0.2", &a.ah_attr.grh.dgid.raw[12]);
 	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
 			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
-			  PMR_QP_MAX_DEST_RD_ATOMIC | PMR_QP_MIN_RNR_TIMER))
+			  (uc ? 0 : PMR_QP_MAX_DEST_RD_ATOMIC |
+				    PMR_QP_MIN_RNR_TIMER)))
 		die("modify RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = PMR_QPS_RTS;
@@ -302,9 +307,10 @@ static void v_newrc(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	a.retry_cnt = retry;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
-	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN | PMR_QP_TIMEOUT |
-			  PMR_QP_RETRY_CNT | PMR_QP_RNR_RETRY |
-			  PMR_QP_MAX_QP_RD_ATOMIC))
+	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_SQ_PSN |
+			  (uc ? 0 : PMR_QP_TIMEOUT | PMR_QP_RETRY_CNT |
+				    PMR_QP_RNR_RETRY |
+				    PMR_QP_MAX_QP_RD_ATOMIC)))
 		die("modify RTS");
 	for (int i = 0; i < NRECV; i++)
 		if (v_post_recv(qp, &ids[i]))
@@ -607,7 +613,9 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "NEWRC %u %u %u %u %u", &a1, &a2, &a3,
 			       &a4, &a5)) == 3 || k == 5) {
 		v_newrc(a1, a2, a3, k == 5 ? (uint8_t)a4 : 14,
-			k == 5 ? (uint8_t)a5 : 7);
+			k == 5 ? (uint8_t)a5 : 7, false);
+	} else if (sscanf(line, "NEWUC %u %u %u", &a1, &a2, &a3) == 3) {
+		v_newrc(a1, a2, a3, 0, 0, true);
 	} else if ((k = sscanf(line, "POST %u %u %x %u %u", &a1, &a2, &a3,
 			       &a4, &a5)) >= 3) {
 		v_post_sends(a1, a2, a3, k >= 4 && a4, k == 5 ? a5 : 64);
@@ -2411,7 +2419,6 @@ static void case35(void)
 	unsigned int k = 0, ok = 0, nw, ahead = 0, asked = 0, good = 0;
 	int bad = 0;
 
-	ans_clear();
 	s0 = get_stats();
 	full_reads(q, 2 * FULL_QPS, 0x35000);
 	bad += ring_full_since(&s0);
@@ -2593,7 +2600,6 @@ static void case39(void)
 	unsigned int nw;
 	int bad = 0;
 
-	ans_clear();
 	s0 = get_stats();
 	full_reads(q, FULL_QPS, 0x39000);
 	bad += ring_full_since(&s0);
@@ -2626,6 +2632,63 @@ static void case39(void)
 	verdict("39 a SEND that waited 200 ms for room, acknowledged 100 ms "
 		"after it left -> its timer counted from its packet, no "
 		"retransmission, completed", bad);
+}
+
+/*
+ * UC SENDs with the transmit ring full, as UD in case 36: three QPs'
+ * READs fill the ring while we read nothing for 150 ms, and a UC QP
+ * posts 16 signaled SENDs.  A UC send completes once its frame is built,
+ * so none may complete while the ring is full; then the 16 come, once
+ * each, in PSN order, and complete successfully.
+ */
+static void case40(void)
+{
+	struct vqp q[FULL_QPS], u;
+	uint32_t per = mr_len / 1024 * 16;
+	struct stats s0;
+	struct wcrec w[32];
+	unsigned int k = 0, ok = 0, nw;
+	const char *r;
+	int bad = 0;
+
+	u.dqpn = fake_qpn++;
+	u.epsn = 0x40800;
+	u.sqpsn = 0x40900;
+	r = ctl("NEWUC %u %u %u", u.dqpn, u.epsn, u.sqpsn);
+	if (sscanf(r, "OK %u", &u.qpn) != 1)
+		die("NEWUC: %s", r);
+	s0 = get_stats();
+	full_reads(q, FULL_QPS, 0x40000);
+	bad += ring_full_since(&s0);
+	CHECK(strcmp(ctl("POST %u 16 ffff", u.qpn), "OK") == 0,
+	      "POST 16 failed");
+	usleep(150000);
+	nw = wcs_of(u.qpn, w, 32);
+	CHECK(nw == 0, "%u UC completions while the ring was full, expected "
+	      "none", nw);
+	for (int i = 0; i < FULL_QPS; i++)
+		requests_until(q[i].dqpn, per, 1000);
+	requests_until(u.dqpn, 16, 1000);
+	rx_drain(50);
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == u.dqpn)
+			ok += ans[i].opcode == WIRE_OP_UC_SEND_ONLY &&
+			      ans[i].psn == wire_psn_add(u.sqpsn, k++) &&
+			      ans[i].plen == 64;
+	CHECK(k == 16 && ok == 16, "%u UC SENDs, %u as expected: 16 once "
+	      "each, in order", k, ok);
+	for (int i = 0; i < FULL_QPS; i++)
+		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	nw = wcs_of(u.qpn, w, 32);
+	k = ok = 0;
+	for (unsigned int i = 0; i < nw; i++)
+		ok += w[i].opcode == PMR_WC_SEND &&
+		      w[i].status == PMR_WC_SUCCESS && w[i].wr_id == 7000 + k++;
+	CHECK(k == 16 && ok == 16, "%u UC completions, %u successful SENDs "
+	      "in order, expected 16", k, ok);
+	CHECK(qp_state_of(u.qpn) == ST_RTS, "UC QP not in RTS");
+	verdict("40 UC SENDs with the transmit ring full -> each sent once, "
+		"then completed", bad);
 }
 
 static void case15(void)
@@ -3245,6 +3308,7 @@ static const struct {
 	{ 37, case37 },
 	{ 38, case38 },
 	{ 39, case39 },
+	{ 40, case40 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
