@@ -7,11 +7,11 @@
  *
  * The victim is an ordinary pmrdma process: RC (and UC) QPs made on
  * request, a UD QP, a 64 KiB MR with every remote right in the middle of
- * a buffer of guard bytes (0xA5), and a small MR without remote rights that holds the
- * receive buffers (each followed by guard bytes).  It keeps the engine
- * running and answers text commands on a Unix control socket (one line in,
- * lines out, "END" last); on command it also posts SENDs, so the attacker
- * can play the responder to its requester.
+ * a buffer of guard bytes (0xA5), and a small MR without remote rights
+ * that holds the receive buffers (each followed by guard bytes).  It
+ * keeps the engine running and answers text commands on a Unix control
+ * socket (one line in, lines out, "END" last); on command it also posts
+ * SENDs, so the attacker can play the responder to its requester.
  *
  * The attacker is not a pmrdma device: it runs its own EAL on the memif
  * client port and sends raw frames built with lib/wire (10.98.0.2 ->
