@@ -261,6 +261,15 @@ static inline uint64_t roce_ns_to_tsc(struct roce_dev *d, uint64_t ns)
 	return wire_ns_to_ticks(ns, d->tsc_hz);
 }
 
+/* The transmit ring has taken no frame for at least `span` TSC ticks, up
+ * to t (a read of the clock that may be older than the stall's start). */
+static inline bool roce_tx_stalled(const struct roce_dev *d, uint64_t t,
+				   uint64_t span)
+{
+	return d->tx_stall_tsc != 0 && t > d->tx_stall_tsc &&
+	       t - d->tx_stall_tsc >= span;
+}
+
 /* roce_net.c */
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
@@ -288,7 +297,7 @@ void roce_qp_set_timeout(struct roce_dev *d, struct roce_qp *rq,
 unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now);
 void roce_req_arm(struct roce_qp *rq, uint64_t now);
-bool roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
+void roce_req_retransmit(struct roce_qp *rq, uint32_t psn);
 void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now);
 void roce_req_reset(struct roce_qp *rq);
 /* The requester starts again at the SQ's consumer index: no WQE begun. */

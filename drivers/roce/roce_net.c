@@ -370,8 +370,8 @@ static void tx_keep(struct roce_dev *d, uint16_t sent)
 		d->tx_stall_tsc = 0;
 	} else if (d->tx_stall_tsc == 0) {
 		d->tx_stall_tsc = rte_rdtsc();
-	} else if (rte_rdtsc() - d->tx_stall_tsc >
-		   roce_ns_to_tsc(d, ROCE_TX_STALL_NS)) {
+	} else if (roce_tx_stalled(d, rte_rdtsc(),
+				   roce_ns_to_tsc(d, ROCE_TX_STALL_NS))) {
 		d->st.tx_drops += d->ntx;
 		rte_pktmbuf_free_bulk(d->tx, d->ntx);
 		d->ntx = 0;
@@ -410,9 +410,7 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 	m->pkt_len = (uint32_t)len;
 	d->st.tx_pkts++;
 	d->st.tx_bytes += (uint64_t)len;
-	d->tx[d->ntx++] = m;
-	if (d->ntx == ROCE_TX_MAX)
-		roce_tx_flush(d);
+	d->tx[d->ntx++] = m;     /* (tx_mbuf() flushes a full queue) */
 }
 
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,

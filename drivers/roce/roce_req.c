@@ -221,26 +221,18 @@ static bool rewind_to(struct roce_qp *rq, uint32_t psn)
 	return false;
 }
 
-bool roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
+void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 {
 	if (!rewind_to(rq, psn))
-		return false;
+		return;
 	/* asked for again from psn: answers of the earlier stream still on
 	 * their way that show a gap there ask nothing more (ask_again()) */
 	rq->asked_again = true;
 	rq->asked_psn = psn;
 	rq->st.retransmits++;
 	roce_dev_of(rq->qp)->st.retransmits++;
-	return true;
 }
 
-/* The transmit ring has taken no frame for at least `span` TSC ticks, up
- * to t (a read of the clock that may be older than the stall's start). */
-static bool tx_stalled(const struct roce_dev *d, uint64_t t, uint64_t span)
-{
-	return d->tx_stall_tsc != 0 && t > d->tx_stall_tsc &&
-	       t - d->tx_stall_tsc >= span;
-}
 
 /* ---- packets ------------------------------------------------------------ */
 
@@ -553,8 +545,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			 * local ACK timer runs (RETRY_EXC_ERR when the
 			 * neighbour never answers, or the ring takes
 			 * nothing; roce_req_timers()) */
-			if (rc && (rq->resolving || rq->tx_blocked) &&
-			    rq->ack_deadline == 0)
+			if (rc && rq->ack_deadline == 0)
 				ack_timer_start(rq, now);
 			break;
 		}
@@ -629,7 +620,7 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	if (rq->una_psn == rq->req_psn && rq->tx_blocked &&
-	    !tx_stalled(d, roce_now(now), rq->ack_timeout_tsc)) {
+	    !roce_tx_stalled(d, roce_now(now), rq->ack_timeout_tsc)) {
 		/* nothing in flight, waiting its turn for a ring that moves
 		 * (other QPs' frames fill it): not the peer's silence, no
 		 * retry used */
