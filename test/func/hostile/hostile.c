@@ -2160,18 +2160,6 @@ static void case30(void)
 		"the rest asked for once, both complete", bad);
 }
 
-/* A READ of the whole MR to QP q at psn. */
-static void read_req_at(const struct vqp *q, uint32_t psn)
-{
-	struct wire_build b;
-
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, psn);
-	b.va = mr_va;
-	b.rkey = mr_rkey;
-	b.dma_len = mr_len;
-	send_pkt(&b, 0, 0, false);
-}
-
 /* Wait (up to a second) until the victim has put a frame off for a full
  * transmit ring since s0.  @return failed checks. */
 static int ring_full_since(const struct stats *s0)
@@ -2197,36 +2185,34 @@ static void full_reads(struct vqp *q, int n, uint32_t base)
 	for (int i = 0; i < n; i++)
 		q[i] = new_qp(base + (uint32_t)i * 0x1000);
 	for (int i = 0; i < n; i++)
-		for (uint32_t k = 0; k < 16; k++)
-			read_req_at(&q[i], wire_psn_add(q[i].epsn,
-							k * (mr_len / 1024)));
+		reads(&q[i], q[i].epsn, 16);
 }
 
 /*
  * The transmit ring full: three QPs each take in 16 READs of the whole MR
  * (3072 responses, three times what the memif ring holds) while we read
- * nothing for 200 ms; meanwhile a fourth QP (a local ACK
- * timeout of 1 s, so nothing is sent again) posts 8 SENDs and takes in a
- * SEND that asks for an ACK, a fifth takes in a SEND two PSNs ahead (a
+ * nothing; once the ring is full (tx_full moved), and for 100 ms more, a
+ * fourth QP (a local ACK timeout of 1 s, so nothing is sent again) posts
+ * 8 SENDs and takes in a SEND that asks for an ACK, a fifth takes in a SEND two PSNs ahead (a
  * PSN sequence NAK owed) and a sixth a FETCH_ADD.  The victim must wait
  * for room, not drop: then every response comes, in PSN order on each
  * QP, none missing and none twice, the 8 SENDs, the ACK, the NAK and the
- * atomic ACK once each, and tx_full counted the frames held back.  The
- * QPs' expected PSNs from base on.  @return failed checks.
+ * atomic ACK once each.  The QPs' expected PSNs from base on.  @return failed checks.
  */
 static int full_ring(uint32_t base)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(base + 0x800, 18, 7);
 	struct vqp n = new_qp(base + 0x900), a = new_qp(base + 0xa00);
 	uint32_t per = mr_len / 1024 * 16;
-	struct stats s0, s1;
+	struct stats s0;
 	struct wire_build b;
 	unsigned int k = 0, ok = 0, nak = 0;
 	int bad = 0;
 
 	s0 = get_stats();
 	full_reads(q, FULL_QPS, base);
-	usleep(100000);
+	/* the SENDs and the answers owed come once the ring is full */
+	bad += ring_full_since(&s0);
 	CHECK(strcmp(ctl("POST %u 8 ff", s.qpn), "OK") == 0, "POST 8 failed");
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, s.qpn, s.epsn);
 	send_pkt(&b, 16, 0x3C, false);
@@ -2234,9 +2220,6 @@ static int full_ring(uint32_t base)
 	send_pkt(&b, 16, 0x3C, false);
 	fetch_add(&a, a.epsn, 0);
 	usleep(100000);
-	s1 = get_stats();
-	CHECK(sdiff(&s0, &s1, "tx_full") > 0, "tx_full did not move: the "
-	      "ring never filled, the case tests nothing");
 	for (int i = 0; i < FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 3000);
 	requests_until(s.dqpn, 9, 1000);
@@ -2341,7 +2324,7 @@ static void case33(void)
 	rx_drain(50);
 	nans = 0;
 	hold();
-	read_req_at(&q, wire_psn_add(q.epsn, 2));
+	reads(&q, wire_psn_add(q.epsn, 2), 1);
 	for (uint32_t i = 0; i < 2; i++) {
 		build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, wire_psn_add(x, i));
 		send_pkt(&b, 16, 0x3C, false);
@@ -2584,20 +2567,22 @@ static void case38(void)
 
 /*
  * The ACK timer starts afresh with the first packet that leaves: a QP
- * with a local ACK timeout of 134 ms and one retry posts a SEND while
- * three QPs' READs fill the ring and we read nothing for 200 ms.  Its
- * timer runs while the SEND waits for room (at 134 ms the ring has taken
+ * with a local ACK timeout of 268 ms and one retry posts a SEND while
+ * three QPs' READs fill the ring and we read nothing for 400 ms.  Its
+ * timer runs while the SEND waits for room (at 268 ms the ring has taken
  * nothing for a whole timeout: the retry is used, with nothing to send
- * again).  Then we read at full speed, see the SEND's packet at once and
- * acknowledge it at 300 ms: after the deadline the timer had while the
- * SEND waited (268 ms), before the one its packet started (some 334 ms).
+ * again; a timeout is counted).  Then we read at full speed, see the
+ * SEND's packet at once and acknowledge it at 600 ms: after the deadline
+ * the timer had while the SEND waited (536 ms), before the one its packet
+ * started (668 ms or later).  The stall stays under the 1 s after which
+ * frames are dropped.
  * The SEND completes, its packet was sent once, the QP stays in RTS.
  */
 static void case39(void)
 {
-	struct vqp q[FULL_QPS], s = new_qp_timed(0x39800, 15, 1);
+	struct vqp q[FULL_QPS], s = new_qp_timed(0x39800, 16, 1);
 	uint32_t per = mr_len / 1024 * 16;
-	struct stats s0;
+	struct stats s0, s1;
 	uint64_t t0, seen;
 	struct wcrec w[16];
 	unsigned int nw;
@@ -2608,16 +2593,17 @@ static void case39(void)
 	bad += ring_full_since(&s0);
 	CHECK(strcmp(ctl("POST %u 1 1", s.qpn), "OK") == 0, "POST failed");
 	t0 = now_ns();
-	usleep(200000);
-	while (ans_count(s.dqpn, -1, -1) == 0 &&
-	       now_ns() < t0 + 1000000000ull)
-		rx_drain(0);
+	usleep(400000);
+	requests_until(s.dqpn, 1, 800);
 	seen = now_ns();
 	CHECK(ans_count(s.dqpn, -1, -1) == 1, "the SEND did not come within "
-	      "a second of its post");
-	while (now_ns() < t0 + 300000000ull)
+	      "1.2 s of its post");
+	while (now_ns() < t0 + 600000000ull)
 		rx_drain(0);
 	ack_to(&s, s.sqpsn, 1);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "timeouts") >= 1, "no timeout while the SEND "
+	      "waited in a stalled ring: the case tests nothing");
 	for (int i = 0; i < FULL_QPS; i++)
 		requests_until(q[i].dqpn, per, 1000);
 	rx_drain(100);
@@ -2631,7 +2617,7 @@ static void case39(void)
 	      "(first status %d), expected one, successful", nw,
 	      nw ? w[0].status : -1);
 	CHECK(qp_state_of(s.qpn) == ST_RTS, "QP not in RTS");
-	verdict("39 a SEND that waited 200 ms for room, acknowledged 100 ms "
+	verdict("39 a SEND that waited 400 ms for room, acknowledged 200 ms "
 		"after it left -> its timer counted from its packet, no "
 		"retransmission, completed", bad);
 }
