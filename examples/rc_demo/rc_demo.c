@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <pmr_ibv_compat.h>
+#include <pmr_roce.h>
 
 #define BUF_BASE (1 << 20)       /* small buffers below, big ones after */
 #define MSG 64
@@ -50,8 +51,49 @@ static struct ibv_mr *mr;
 static uint8_t *buf;
 static size_t buf_size;
 
+static void print_counters(void);
+
+/* A failure says what the port saw: its counters go with the message. */
 #define DIE(...) do { fprintf(stderr, "rc_demo: " __VA_ARGS__); \
-	fputc('\n', stderr); exit(1); } while (0)
+	fputc('\n', stderr); print_counters(); exit(1); } while (0)
+
+static void print_counters(void)
+{
+	struct pmr_roce_port_stats s;
+	struct pmr_roce_qp_stats q;
+
+	if (ctx == NULL || pmr_roce_port_stats(ctx->device, &s) != 0)
+		return;
+	fprintf(stderr, "rc_demo: port: rx %llu tx %llu, retransmits %llu, "
+		"timeouts %llu, duplicates %llu, out of sequence %llu, "
+		"PSN NAKs rx %llu tx %llu, tx_full %llu, tx_no_mbuf %llu, "
+		"tx_drops %llu, rx drops: icrc %llu malformed %llu "
+		"unknown QP %llu state %llu\n",
+		(unsigned long long)s.rx_pkts, (unsigned long long)s.tx_pkts,
+		(unsigned long long)s.retransmits,
+		(unsigned long long)s.timeouts,
+		(unsigned long long)s.dup_requests,
+		(unsigned long long)s.out_of_seq,
+		(unsigned long long)s.nak_seq_rx,
+		(unsigned long long)s.nak_seq_tx,
+		(unsigned long long)s.tx_full,
+		(unsigned long long)s.tx_no_mbuf,
+		(unsigned long long)s.tx_drops,
+		(unsigned long long)s.rx_drop_icrc,
+		(unsigned long long)s.rx_drop_malformed,
+		(unsigned long long)s.rx_drop_unknown_qp,
+		(unsigned long long)s.rx_drop_state);
+	if (qp != NULL && pmr_roce_qp_stats(qp, &q) == 0)
+		fprintf(stderr, "rc_demo: QP %u: rx %llu tx %llu, "
+			"retransmits %llu, duplicates %llu, NAKs rx %llu "
+			"tx %llu\n", qp->qp_num,
+			(unsigned long long)q.rx_pkts,
+			(unsigned long long)q.tx_pkts,
+			(unsigned long long)q.retransmits,
+			(unsigned long long)q.dup_rx,
+			(unsigned long long)q.nak_rx,
+			(unsigned long long)q.nak_tx);
+}
 
 static double now_us(void)
 {
