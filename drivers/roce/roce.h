@@ -271,6 +271,19 @@ static inline bool roce_tx_stalled(const struct roce_dev *d, uint64_t t,
 }
 
 /* roce_net.c */
+bool roce_tx_make_room(struct roce_dev *d);
+
+/*
+ * Whether a frame can be queued now: the transmit queue has room, or a
+ * flush to the ring made some (roce_tx_make_room(), which counts tx_full
+ * when it did not).  Callers ask before they set a frame up, so a QP
+ * that cannot send does none of that work on every run.
+ */
+static inline bool roce_tx_room(struct roce_dev *d)
+{
+	return likely(d->ntx < ROCE_TX_MAX) || roce_tx_make_room(d);
+}
+
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
 void roce_held_free(struct roce_dev *d);

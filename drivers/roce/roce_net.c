@@ -36,13 +36,8 @@ static struct rte_mbuf *tx_mbuf(struct roce_dev *d)
 {
 	struct rte_mbuf *m;
 
-	if (unlikely(d->ntx == ROCE_TX_MAX)) {
-		roce_tx_flush(d);
-		if (d->ntx == ROCE_TX_MAX) {
-			d->st.tx_full++;
-			return NULL;
-		}
-	}
+	if (!roce_tx_room(d))
+		return NULL;
 	m = mbuf_get(d);
 	if (m == NULL)
 		d->st.tx_no_mbuf++;
@@ -404,6 +399,17 @@ void roce_tx_flush(struct roce_dev *d)
 		d->nstash = ROCE_STASH;
 }
 
+/* The slow half of roce_tx_room(): the queue is full; flush it and say
+ * whether that made room (a frame put off is counted). */
+bool roce_tx_make_room(struct roce_dev *d)
+{
+	roce_tx_flush(d);
+	if (d->ntx < ROCE_TX_MAX)
+		return true;
+	d->st.tx_full++;
+	return false;
+}
+
 void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 {
 	m->data_len = (uint16_t)len;
@@ -413,6 +419,8 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 	d->tx[d->ntx++] = m;     /* (tx_mbuf() flushes a full queue) */
 }
 
+/* The flow's fields of *b: addresses, IP version, UDP source port.  No IP
+ * identification: a frame about to be sent takes the next one. */
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid)
@@ -422,7 +430,6 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 	memcpy(b->sgid, sgid, 16);
 	memcpy(b->dgid, dgid, 16);
 	b->ipv6 = !roce_gid_is_v4(dgid);
-	b->ip_id = d->ip_id++;
 	b->sport = rq ? rq->sport : wire_udp_sport(1);
 }
 

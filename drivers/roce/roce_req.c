@@ -294,6 +294,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		memcpy(b.dmac, rq->dmac, 6);
 		b.tclass = w->ah->attr.grh.traffic_class;
 		b.dqpn = w->remote_qpn;
+		b.ip_id = d->ip_id++;
 	} else if (!roce_conn_begin(d, rq, &b)) {
 		return 0;
 	}
@@ -469,6 +470,17 @@ static unsigned int retire_local(struct roce_qp *rq, enum pmr_wc_status err,
 	return 1;
 }
 
+/*
+ * No packet could go now (no neighbour yet, or no room to send): for RC
+ * the local ACK timer runs (RETRY_EXC_ERR when the neighbour never
+ * answers, or the ring takes nothing; roce_req_timers()).
+ */
+static void req_wait(struct roce_qp *rq, bool rc, uint64_t *now)
+{
+	if (rc && rq->ack_deadline == 0)
+		ack_timer_start(rq, now);
+}
+
 void roce_req_arm(struct roce_qp *rq, uint64_t now)
 {
 	if (rq->arm_ack && rq->ack_deadline == 0)
@@ -516,6 +528,24 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
+		/* what holds the WQE back comes first, so that one that
+		 * cannot go is not set up again on every run: the window,
+		 * a fence or the READ/atomic limit, then room to send (a
+		 * WQE that fails its local checks is not held back by
+		 * the first two: it fails only once everything before it
+		 * has completed) */
+		if (rc) {
+			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
+			    ROCE_WINDOW)
+				break;
+			if (rq->req_off == 0 && rd_blocked(rq, w))
+				break;
+		}
+		if (!roce_tx_room(d)) {
+			rq->tx_blocked = true;
+			req_wait(rq, rc, now);
+			break;
+		}
 		if (rq->req_off == 0) {
 			/* starting (or restarting) this WQE: same PSNs again */
 			uint8_t *one;
@@ -531,22 +561,10 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			done += retire_local(rq, s->local_err, cons);
 			break;
 		}
-		if (rc) {
-			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
-			    ROCE_WINDOW)
-				break;
-			if (rq->req_off == 0 && rd_blocked(rq, w))
-				break;
-		}
 		idle = rq->una_psn == rq->req_psn;
 		r = req_packet(d, rq, w, mtu, src);
 		if (r == 0) {
-			/* no neighbour yet, or no room to send: for RC the
-			 * local ACK timer runs (RETRY_EXC_ERR when the
-			 * neighbour never answers, or the ring takes
-			 * nothing; roce_req_timers()) */
-			if (rc && rq->ack_deadline == 0)
-				ack_timer_start(rq, now);
+			req_wait(rq, rc, now);
 			break;
 		}
 		if (r < 0) {

@@ -13,6 +13,8 @@
 
 /* ---- replies ----------------------------------------------------------- */
 
+/* The headers of an answer begin here: callers ask roce_tx_room() first,
+ * so none is set up (and no IP identification used) that cannot go. */
 static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			struct wire_build *b, uint8_t opcode, uint32_t psn)
 {
@@ -75,6 +77,8 @@ static bool send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 {
 	struct wire_build b;
 
+	if (!roce_tx_room(d))
+		return false;
 	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ACKNOWLEDGE, psn))
 		return true;
 	b.syndrome = syn;
@@ -486,7 +490,8 @@ static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 {
 	struct wire_build b;
 
-	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
+	if (!roce_tx_room(d) ||
+	    !reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
 		return false;
 	b.orig = orig;
 	if (!reply_send(d, rq, &b, NULL))
@@ -800,6 +805,8 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		struct wire_build b;
 		uint8_t op;
 
+		if (!roce_tx_room(d))
+			break;
 		if (n > mtu)
 			n = mtu;
 		last = r->sent + n == r->len;
