@@ -774,6 +774,8 @@ struct ans {
 	uint32_t psn, dqpn, plen, msn;
 	uint64_t orig;
 	bool out_of_mr;     /* READ response: bytes not from the MR's pattern */
+	bool v4;
+	uint16_t ip_id;     /* IPv4 identification (v4) */
 };
 #define MAXANS 8192
 static struct ans ans[MAXANS];
@@ -1039,6 +1041,9 @@ static void rx_drain(uint64_t ms)
 				a->plen = p.payload_len;
 				a->ackreq = p.ackreq;
 				a->tclass = p.tclass;
+				a->v4 = p.ip_ver == 4;
+				if (a->v4)
+					a->ip_id = wire_get16(f + p.ip_off + 4);
 				if (ae) {
 					a->syn = wire_aeth_syn(ae);
 					a->msn = wire_aeth_msn(ae);
@@ -1730,6 +1735,31 @@ static int in_order(const struct vqp *q, uint32_t psn, unsigned int n,
 }
 
 /*
+ * Every frame the victim sends takes the next IPv4 identification, and
+ * only a frame that is sent takes one.  A gap between two answers in a
+ * row means frames were set up and not sent: the victim made headers
+ * for frames the full ring could not take (a frame is set up only once
+ * there is room).  @return failed checks.
+ */
+static int no_id_gaps(void)
+{
+	unsigned int gaps = 0, first = nans;
+	int bad = 0;
+
+	for (unsigned int i = 1; i < nans; i++)
+		if (ans[i].v4 && ans[i - 1].v4 &&
+		    ans[i].ip_id != (uint16_t)(ans[i - 1].ip_id + 1)) {
+			if (gaps++ == 0)
+				first = i;
+		}
+	CHECK(gaps == 0, "%u gaps in the IP identifications of %u answers "
+	      "(the first at answer %u: 0x%04x after 0x%04x): frames set up "
+	      "that did not go", gaps, nans, first,
+	      gaps ? ans[first].ip_id : 0, gaps ? ans[first - 1].ip_id : 0);
+	return bad;
+}
+
+/*
  * The application moves a QP to ERR while it answers a READ: a READ of the
  * whole MR (64 responses) taken in by one engine run, which sends the
  * first ROCE_RX_BURST (32) of them, then modify_qp to ERR.  A QP in ERR
@@ -2197,7 +2227,9 @@ static void full_reads(struct vqp *q, int n, uint32_t base)
  * PSN sequence NAK owed) and a sixth a FETCH_ADD.  The victim must wait
  * for room, not drop: then every response comes, in PSN order on each
  * QP, none missing and none twice, the 8 SENDs, the ACK, the NAK and the
- * atomic ACK once each.  The QPs' expected PSNs from base on.  @return failed checks.
+ * atomic ACK once each, and no frame set up before there was room for it
+ * (no_id_gaps()).  The QPs' expected PSNs from base on.  @return failed
+ * checks.
  */
 static int full_ring(uint32_t base)
 {
@@ -2251,6 +2283,7 @@ static int full_ring(uint32_t base)
 	CHECK(ans_count(n.dqpn, -1, -1) == 1 && nak == 1,
 	      "%u answers to the SEND ahead, expected one PSN sequence NAK "
 	      "for 0x%x", ans_count(n.dqpn, -1, -1), n.epsn);
+	bad += no_id_gaps();
 	/* acknowledged, or they come again a second later, into the log of
 	 * a later case */
 	ack_to(&s, wire_psn_add(s.sqpsn, 7), 8);
@@ -2392,7 +2425,8 @@ static void case34(void)
  * is no multiple of 32, so when the solicit timer fires (every 67 ms)
  * the QP's last packet out is nearly always one that did not ask while
  * the QP waits for room: the next packet asks (an AckReq within a
- * message), none goes twice.
+ * message), none goes twice.  While it waits, none of its packets is set
+ * up (no_id_gaps()).
  */
 static void case35(void)
 {
@@ -2452,10 +2486,11 @@ static void case35(void)
 	CHECK(nw == 8 && good == 8, "%u completions, %u successful, expected "
 	      "8 successful", nw, good);
 	CHECK(qp_state_of(s.qpn) == ST_RTS, "QP not in RTS");
+	bad += no_id_gaps();
 	verdict("35 SENDs behind other QPs' answers in a full ring that "
 		"moves -> their turn comes, each packet sent once, a tail "
-		"asked for by the next packet, completed",
-		bad);
+		"asked for by the next packet, completed, none set up before "
+		"there was room", bad);
 }
 
 /*
