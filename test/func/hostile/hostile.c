@@ -641,13 +641,10 @@ static void v_cmd(char *line)
 			vsay("FAIL no QP");
 		else
 			vsay("OK %d", (int)a.qp_state);
-	} else if (strcmp(line, "WCS") == 0 ||
-		   sscanf(line, "WCS %u", &a1) == 1) {
-		/* every completion so far, or those of QP a1 */
-		bool all = strcmp(line, "WCS") == 0;
-
+	} else if (sscanf(line, "WCS %u", &a1) == 1) {
+		/* the completions of QP a1 so far */
 		for (unsigned int i = 0; i < nwlog; i++)
-			if (all || wlog[i].qp_num == a1)
+			if (wlog[i].qp_num == a1)
 				vsay("WC %u %" PRIu64 " %d %d %u",
 				     wlog[i].qp_num, wlog[i].wr_id,
 				     (int)wlog[i].status,
@@ -2052,14 +2049,15 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first,
 
 /*
  * After a lost answer: the requester sends two requests again, (op1, psn1)
- * then (op2, psn2) (the third and fourth it sent to QP q), and completes
- * nothing before they are answered.  @return failed checks.
+ * then (op2, psn2) (the third and fourth it sent to QP q, within ms
+ * milliseconds), and completes nothing before they are answered.
+ * @return failed checks.
  */
 static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
-		      uint8_t op2, uint32_t psn2)
+		      uint8_t op2, uint32_t psn2, unsigned int ms)
 {
 	struct wcrec w[16];
-	unsigned int k = requests_until(q->dqpn, 4, 200), nw;
+	unsigned int k = requests_until(q->dqpn, 4, ms), nw;
 	int bad = 0;
 
 	CHECK(k == 4 && ans[2].opcode == op1 && ans[2].psn == psn1 &&
@@ -2094,7 +2092,7 @@ static void case17(void)
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	/* the READ again from its second response, then the FETCH_ADD */
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
-			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 2));
+			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 2), 200);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	bad += read_atomic_done(&q, false, 2048);
@@ -2122,7 +2120,7 @@ static void case20(void)
 	       1024);
 	/* the FETCH_ADD again, then the READ */
 	bad += sent_again(&q, WIRE_OP_RC_FETCH_ADD, p0,
-			  WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1));
+			  WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1), 200);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, p0, 0, 0);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
@@ -2180,7 +2178,7 @@ static void case30(void)
 		bad += step(&q, 1, i < 3 ? "HOLD" : "NONE", NULL);
 	rx_drain(50);
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
-			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 5));
+			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 5), 200);
 	s1 = get_stats();
 	CHECK(sdiff(&s0, &s1, "retransmits") == 1,
 	      "%" PRIu64 " restarts, expected 1",
@@ -2346,7 +2344,6 @@ static void case33(void)
 	struct vqp q = new_qp(0x33000);
 	uint32_t x = wire_psn_add(q.epsn, 2 + mr_len / 1024);
 	struct wire_build b;
-	unsigned int nak = 0;
 	int bad = 0;
 
 	for (uint32_t i = 0; i < 2; i++) {
@@ -2355,7 +2352,7 @@ static void case33(void)
 		send_pkt(&b, 16, 0x3C, false);
 	}
 	rx_drain(50);
-	nans = 0;
+	ans_clear();
 	hold();
 	reads(&q, wire_psn_add(q.epsn, 2), 1);
 	for (uint32_t i = 0; i < 2; i++) {
@@ -2363,18 +2360,9 @@ static void case33(void)
 		send_pkt(&b, 16, 0x3C, false);
 	}
 	bad += step(&q, 3, "NONE", NULL);
-	rx_drain(100);
-	for (unsigned int i = mr_len / 1024; i < nans; i++)
-		nak += ans[i].dqpn == q.dqpn &&
-		       ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
-		       wire_syn_kind(ans[i].syn) == WIRE_AETH_RNR_NAK &&
-		       ans[i].psn == x;
-	CHECK(ans_count(q.dqpn, -1, -1) == mr_len / 1024 + 1 && nak == 1,
-	      "%u answers, expected the READ's %u responses and then one RNR "
-	      "NAK for 0x%x", ans_count(q.dqpn, -1, -1), mr_len / 1024, x);
-	nans = mr_len / 1024 < nans ? mr_len / 1024 : nans;  /* the READ's */
-	bad += in_order(&q, wire_psn_add(q.epsn, 2), mr_len / 1024,
-			"the READ");
+	/* the victim's QPs have min_rnr_timer 1: RNR NAK syndrome 0x21 */
+	bad += reads_then(&q, wire_psn_add(q.epsn, 2), WIRE_OP_RC_ACKNOWLEDGE,
+			  0x21, x, ST_RTS, mr_len / 1024);
 	verdict("33 RNR NAK owed behind READ responses, then an out-of-"
 		"sequence SEND -> the RNR NAK kept, sent after them", bad);
 }
@@ -2560,7 +2548,6 @@ static int asked_once(uint32_t epsn, bool nak)
 {
 	struct vqp q = new_qp_timed(epsn, 15, 7);
 	uint32_t p0 = q.sqpsn;
-	unsigned int k;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false, 5120);
@@ -2573,11 +2560,9 @@ static int asked_once(uint32_t epsn, bool nak)
 		b.msn = 0;
 		send_pkt(&b, 0, 0, false);
 	}
-	k = requests_until(q.dqpn, 4, 400);
-	CHECK(k == 4 && ans[2].opcode == WIRE_OP_RC_READ_REQUEST &&
-	      ans[2].psn == p0, "%u requests, expected the READ and the "
-	      "FETCH_ADD sent again (third: 0x%02x 0x%x to 0x%x, of %u "
-	      "answers)", k, ans[2].opcode, ans[2].psn, ans[2].dqpn, nans);
+	/* the READ again from its first response, then the FETCH_ADD */
+	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, p0,
+			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 5), 400);
 	read5_answer(&q, 2);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
@@ -2757,6 +2742,19 @@ static void case15(void)
 		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
 }
 
+/* A READ request for len bytes at va with rkey, at q's expected PSN. */
+static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,
+		     uint32_t len)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, q->epsn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = len;
+	send_pkt(&b, 0, 0, false);
+}
+
 /*
  * pmr_dereg_mr of an MR a READ is still being answered from: a READ of the
  * whole scratch MR (64 responses at MTU 1024) taken in by one engine run,
@@ -2767,7 +2765,6 @@ static void case15(void)
 static void case29(void)
 {
 	struct vqp q = new_qp(0x29000);
-	struct wire_build b;
 	unsigned int same;
 	uint64_t va;
 	uint32_t rkey;
@@ -2782,11 +2779,7 @@ static void case29(void)
 	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
 		die("SCRATCH failed");
 	hold();
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q.qpn, q.epsn);
-	b.va = va;
-	b.rkey = rkey;
-	b.dma_len = SCRATCH_SIZE;
-	send_pkt(&b, 0, 0, false);
+	read_req(&q, va, rkey, SCRATCH_SIZE);
 	bad += step(&q, 1, "DEREG", &ret);
 	CHECK(ret == EBUSY, "dereg_mr mid-READ returned %d, not EBUSY", ret);
 	rx_drain(100);
@@ -2865,18 +2858,6 @@ static void case2(void)
 						   PMR_EVENT_QP_REQ_ERR, -1));
 		}
 	}
-}
-
-static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,
-		     uint32_t len)
-{
-	struct wire_build b;
-
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, q->epsn);
-	b.va = va;
-	b.rkey = rkey;
-	b.dma_len = len;
-	send_pkt(&b, 0, 0, false);
 }
 
 static void case3(void)
