@@ -150,8 +150,9 @@ run_reps() {
 }
 run_reps run_memif "${ALL_CASES[@]}"
 if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k; }; then
+	# set first: a set-up that fails half way leaves namespaces too
+	trap afp_teardown EXIT
 	if [ "$(id -u)" = 0 ] && afp_setup; then
-		trap afp_teardown EXIT
 		run_reps run_afp "${AFP_CASES[@]}"
 		afp_teardown
 	else
