@@ -420,7 +420,7 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 }
 
 /* The flow's fields of *b: addresses, IP version, UDP source port.  No IP
- * identification: a frame about to be sent takes the next one. */
+ * identification: a frame about to be built takes the next one. */
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid)
@@ -435,7 +435,8 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 
 /*
  * Start a packet of connected QP rq (RC, UC): *b zeroed but for the IP
- * version, the VLAN tag's presence and a fresh IP identification; the
+ * version, the VLAN tag's presence and the next IP identification
+ * (callers make sure there is room to send first: roce_tx_room()); the
  * rest of the flow (addresses, ports, traffic class, destination QP) is
  * in rq->tmpl, made here again after a modify_qp or a reset.  The frame
  * is then written by roce_tx_frame() with that template.  The peer's MAC

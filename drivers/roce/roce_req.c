@@ -528,24 +528,6 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
-		/* what holds the WQE back comes first, so that one that
-		 * cannot go is not set up again on every run: the window,
-		 * a fence or the READ/atomic limit, then room to send (a
-		 * WQE that fails its local checks is not held back by
-		 * the first two: it fails only once everything before it
-		 * has completed) */
-		if (rc) {
-			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
-			    ROCE_WINDOW)
-				break;
-			if (rq->req_off == 0 && rd_blocked(rq, w))
-				break;
-		}
-		if (!roce_tx_room(d)) {
-			rq->tx_blocked = true;
-			req_wait(rq, rc, now);
-			break;
-		}
 		if (rq->req_off == 0) {
 			/* starting (or restarting) this WQE: same PSNs again */
 			uint8_t *one;
@@ -559,6 +541,20 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
 			done += retire_local(rq, s->local_err, cons);
+			break;
+		}
+		if (rc) {
+			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
+			    ROCE_WINDOW)
+				break;
+			if (rq->req_off == 0 && rd_blocked(rq, w))
+				break;
+		}
+		/* no room to send: nothing of the packet is made (a QP
+		 * that waits does not build its headers on every run) */
+		rq->tx_blocked = !roce_tx_room(d);
+		if (rq->tx_blocked) {
+			req_wait(rq, rc, now);
 			break;
 		}
 		idle = rq->una_psn == rq->req_psn;

@@ -14,7 +14,7 @@
 /* ---- replies ----------------------------------------------------------- */
 
 /* The headers of an answer begin here: callers ask roce_tx_room() first,
- * so none is set up (and no IP identification used) that cannot go. */
+ * so none is made while the transmit queue is full. */
 static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			struct wire_build *b, uint8_t opcode, uint32_t psn)
 {

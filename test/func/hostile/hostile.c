@@ -1732,11 +1732,12 @@ static int in_order(const struct vqp *q, uint32_t psn, unsigned int n,
 }
 
 /*
- * Every frame the victim sends takes the next IPv4 identification, and
- * only a frame that is sent takes one.  A gap between two answers in a
- * row means frames were set up and not sent: the victim made headers
- * for frames the full ring could not take (a frame is set up only once
- * there is room).  @return failed checks.
+ * Each frame whose headers the victim begins takes the next IPv4
+ * identification, and it begins none while its transmit queue is full,
+ * so the frames it sends follow each other without a gap (unless its
+ * mbuf pool ran dry, which these cases come nowhere near).  A gap
+ * between two answers in a row means headers were begun for frames the
+ * full ring could not take.  @return failed checks.
  */
 static int no_id_gaps(void)
 {
