@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,42 +58,51 @@ static void print_counters(void);
 #define DIE(...) do { fprintf(stderr, "rc_demo: " __VA_ARGS__); \
 	fputc('\n', stderr); print_counters(); exit(1); } while (0)
 
+/* "name value, name value, ..." on one line of stderr. */
+struct counter {
+	const char *name;
+	uint64_t v;
+};
+
+static void print_line(const char *what, const struct counter *c, size_t n)
+{
+	fprintf(stderr, "rc_demo: %s:", what);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s %s %llu", i ? "," : "", c[i].name,
+			(unsigned long long)c[i].v);
+	fputc('\n', stderr);
+}
+
 static void print_counters(void)
 {
 	struct pmr_roce_port_stats s;
 	struct pmr_roce_qp_stats q;
+	char what[32];
 
 	if (ctx == NULL || pmr_roce_port_stats(ctx->device, &s) != 0)
 		return;
-	fprintf(stderr, "rc_demo: port: rx %llu tx %llu, retransmits %llu, "
-		"timeouts %llu, duplicates %llu, out of sequence %llu, "
-		"PSN NAKs rx %llu tx %llu, tx_full %llu, tx_no_mbuf %llu, "
-		"tx_drops %llu, rx drops: icrc %llu malformed %llu "
-		"unknown QP %llu state %llu\n",
-		(unsigned long long)s.rx_pkts, (unsigned long long)s.tx_pkts,
-		(unsigned long long)s.retransmits,
-		(unsigned long long)s.timeouts,
-		(unsigned long long)s.dup_requests,
-		(unsigned long long)s.out_of_seq,
-		(unsigned long long)s.nak_seq_rx,
-		(unsigned long long)s.nak_seq_tx,
-		(unsigned long long)s.tx_full,
-		(unsigned long long)s.tx_no_mbuf,
-		(unsigned long long)s.tx_drops,
-		(unsigned long long)s.rx_drop_icrc,
-		(unsigned long long)s.rx_drop_malformed,
-		(unsigned long long)s.rx_drop_unknown_qp,
-		(unsigned long long)s.rx_drop_state);
-	if (qp != NULL && pmr_roce_qp_stats(qp, &q) == 0)
-		fprintf(stderr, "rc_demo: QP %u: rx %llu tx %llu, "
-			"retransmits %llu, duplicates %llu, NAKs rx %llu "
-			"tx %llu\n", qp->qp_num,
-			(unsigned long long)q.rx_pkts,
-			(unsigned long long)q.tx_pkts,
-			(unsigned long long)q.retransmits,
-			(unsigned long long)q.dup_rx,
-			(unsigned long long)q.nak_rx,
-			(unsigned long long)q.nak_tx);
+	const struct counter port[] = {
+		{ "rx", s.rx_pkts }, { "tx", s.tx_pkts },
+		{ "retransmits", s.retransmits }, { "timeouts", s.timeouts },
+		{ "duplicates", s.dup_requests },
+		{ "out of sequence", s.out_of_seq },
+		{ "PSN NAKs rx", s.nak_seq_rx }, { "PSN NAKs tx", s.nak_seq_tx },
+		{ "tx_full", s.tx_full }, { "tx_no_mbuf", s.tx_no_mbuf },
+		{ "tx_drops", s.tx_drops }, { "rx drops icrc", s.rx_drop_icrc },
+		{ "malformed", s.rx_drop_malformed },
+		{ "unknown QP", s.rx_drop_unknown_qp },
+		{ "QP state", s.rx_drop_state },
+	};
+	print_line("port", port, sizeof(port) / sizeof(port[0]));
+	if (qp == NULL || pmr_roce_qp_stats(qp, &q) != 0)
+		return;
+	const struct counter qc[] = {
+		{ "rx", q.rx_pkts }, { "tx", q.tx_pkts },
+		{ "retransmits", q.retransmits }, { "duplicates", q.dup_rx },
+		{ "NAKs rx", q.nak_rx }, { "NAKs tx", q.nak_tx },
+	};
+	snprintf(what, sizeof(what), "QP %u", qp->qp_num);
+	print_line(what, qc, sizeof(qc) / sizeof(qc[0]));
 }
 
 static double now_us(void)
