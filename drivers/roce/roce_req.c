@@ -233,7 +233,6 @@ void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 	roce_dev_of(rq->qp)->st.retransmits++;
 }
 
-
 /* ---- packets ------------------------------------------------------------ */
 
 static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
@@ -362,10 +361,9 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	if (f == NULL) {
 		if (hl < 0)
 			return -1;       /* cannot happen: headers that fail */
-		rq->tx_blocked = true;
+		rq->tx_blocked = true;   /* no mbuf */
 		return 0;
 	}
-	rq->tx_blocked = false;
 	if (src != NULL)
 		memcpy(f + hl, src, n);   /* the first packet: offset 0 */
 	else if (n > 0 && !roce_wqe_gather(qp, w, rq->req_off, n, f + hl)) {
