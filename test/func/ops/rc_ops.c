@@ -1655,6 +1655,13 @@ static int expect_drained(unsigned int want)
 	return 0;
 }
 
+/* A WRITE, so that the MAC is resolved and nothing after it waits for
+ * ARP. */
+static int resolve_first(void)
+{
+	return do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80);
+}
+
 /*
  * RTS -> SQD while a 64 KiB WRITE (64 packets at MTU 1024) is on its way:
  * the WRITE completes and lands, SQ_DRAINED comes once (only when asked
@@ -1677,7 +1684,7 @@ static int sqd_drain_one(bool notify)
 	TRY(case_begin(&s));
 	naevs = 0;
 	/* the peer's MAC resolved, so the big WRITE starts when posted */
-	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));
+	TRY(resolve_first());
 	id = wr_seq++;
 	sid = wr_seq++;
 	pmrt_fill_pat(buf, len, 81, 0);
@@ -1780,7 +1787,7 @@ static int case_sqd_rnr(void)
 	struct pmr_wc wc;
 
 	TRY(case_begin(&s));        /* min_rnr_timer 12: 0.64 ms */
-	TRY(do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80));  /* MAC resolved */
+	TRY(resolve_first());
 	id = wr_seq++;
 	naevs = 0;
 	pmrt_fill_pat(buf, len, 62, 0);
@@ -1806,13 +1813,6 @@ static int case_sqd_rnr(void)
 	TRY(s_expect_recv(0, id, PMR_WC_SUCCESS, PMR_WC_RECV, len, false, 62,
 			  &rs, 1));
 	return case_end();
-}
-
-/* A WRITE, so that the MAC is resolved and nothing after it waits for
- * ARP. */
-static int resolve_first(void)
-{
-	return do_write(0, 64, PMR_WR_RDMA_WRITE, 0, 80);
 }
 
 /*
