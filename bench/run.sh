@@ -113,6 +113,8 @@ afp_setup() {
 afp_teardown() {
 	ip netns del $NSA 2>/dev/null
 	ip netns del $NSB 2>/dev/null
+	# (a pair not yet moved into its namespace is still here)
+	ip link del pba$$ 2>/dev/null
 }
 
 run_afp() {

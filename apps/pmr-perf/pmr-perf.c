@@ -73,6 +73,7 @@ struct opts {
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
 	/* local only */
 	int raw_burst;           /* frames per raw transmit burst */
+	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
 	int tcp_port;
@@ -392,10 +393,9 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		if (!raw)
 			printf(",\"post_list\":%d", o.post_list);
-		else
-			printf(",\"raw_burst\":%d", o.raw_burst);
-		if (raw && !server)	/* the sender's count */
-			printf(",\"raw_burst_max\":%u", r->max_burst);
+		else if (!server)	/* the sender's: the client's */
+			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u",
+			       o.raw_burst, r->max_burst);
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
@@ -595,18 +595,23 @@ static struct rte_mbuf *raw_frame(const uint8_t *payload, uint32_t len,
 
 /* Transmit all n; the clock is read only when the port was full (as
  * the RDMA side, which reads it only when it has to wait). */
-static void raw_tx(struct rte_mbuf **m, uint16_t n)
+/* Send all n frames.  @return the most frames one transmit call took. */
+static uint16_t raw_tx(struct rte_mbuf **m, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(port_id, 0, m, n);
+	uint16_t sent = rte_eth_tx_burst(port_id, 0, m, n), most = sent, k;
 	uint64_t t0;
 
 	if (sent == n)
-		return;
+		return most;
 	t0 = rte_rdtsc();
 	while (sent < n) {
-		sent += rte_eth_tx_burst(port_id, 0, m + sent, n - sent);
+		k = rte_eth_tx_burst(port_id, 0, m + sent, n - sent);
+		sent += k;
+		if (k > most)
+			most = k;
 		stall_check(t0, "raw transmit");
 	}
+	return most;
 }
 
 /* Receive one frame of ours, copying its payload; NULL-safe for others. */
@@ -804,7 +809,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 		uint64_t frames = iters * nfr, sent = 0;
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
 		uint64_t rx, bytes;
-		unsigned int max_burst = 0;
+		unsigned int max_burst = 0, took;
 		double ns;
 
 		memset(buf, 0xa5, frag);
@@ -820,10 +825,10 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 			}
 			if (k == 0)
 				continue;
-			raw_tx(m, k);
+			took = raw_tx(m, k);
 			sent += k;
-			if (k > max_burst)
-				max_burst = k;
+			if (took > max_burst)
+				max_burst = took;
 		}
 		tcp_send("END %lu\n", sent);
 		tcp_line(l, sizeof(l));
@@ -1612,8 +1617,8 @@ static void usage(void)
 "      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
-"      --raw-burst N     bw tests: frames per raw transmit burst\n"
-"                        (1..32, default 32)\n"
+"      --raw-burst N     bw tests with --raw or --raw-compare: frames\n"
+"                        per raw transmit burst (1..32, default 32)\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
@@ -1700,7 +1705,10 @@ static int parse_opts(int argc, char **argv)
 		case O_RAW: o.raw = 1; break;
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
-		case O_RAWBURST: o.raw_burst = atoi(optarg); break;
+		case O_RAWBURST:
+			o.raw_burst = atoi(optarg);
+			o.raw_burst_set = true;
+			break;
 		case O_PROGRESS:
 			if (strcmp(optarg, "inline") == 0) o.progress = PMR_PROGRESS_INLINE;
 			else if (strcmp(optarg, "service") == 0) o.progress = PMR_PROGRESS_SERVICE;
@@ -1738,9 +1746,9 @@ static void defaults(void)
 		die("-l is for the bandwidth tests (one message a round trip)");
 	if (o.raw_burst < 1 || o.raw_burst > RAW_BURST)
 		die("bad --raw-burst: 1..%d", RAW_BURST);
-	if (o.lat && o.raw_burst != RAW_BURST)
+	if (o.lat && o.raw_burst_set)
 		die("--raw-burst is for the bandwidth tests");
-	if (!o.raw && o.raw_burst != RAW_BURST)
+	if (!o.raw && o.raw_burst_set)
 		die("--raw-burst needs --raw or --raw-compare");
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;

@@ -69,6 +69,7 @@ reject "bad --raw-burst" send_bw --raw-burst 0
 reject "bad --raw-burst" send_bw --raw-burst 33
 reject "--raw-burst is for the bandwidth tests" send_lat --raw-burst 1
 reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 1
+reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 32
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
