@@ -126,6 +126,43 @@ static void vsay(const char *fmt, ...)
 	}
 }
 
+/*
+ * STARVE k: the RoCE device's mbuf pool (the only one whose name begins
+ * "pmr_roce") keeps at most k mbufs free; the victim takes the rest after
+ * each engine run (the device's own stash of a burst's worth is not
+ * touched).  FEED gives them all back.
+ */
+static struct rte_mbuf *starved[8192];
+static unsigned int nstarved;
+static int starve_keep = -1;
+static struct rte_mempool *starve_pool;
+
+static void find_pool(struct rte_mempool *mp, void *arg)
+{
+	(void)arg;
+	if (strncmp(mp->name, "pmr_roce", 8) == 0)
+		starve_pool = mp;
+}
+
+static void v_starve(void)
+{
+	while (nstarved < RTE_DIM(starved) &&
+	       rte_mempool_avail_count(starve_pool) > (unsigned int)starve_keep) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(starve_pool);
+
+		if (m == NULL)
+			break;
+		starved[nstarved++] = m;
+	}
+}
+
+static void v_feed(void)
+{
+	while (nstarved > 0)
+		rte_pktmbuf_free(starved[--nstarved]);
+	starve_keep = -1;
+}
+
 static void v_engine(void)
 {
 	struct pmr_wc wc[32];
@@ -149,6 +186,8 @@ static void v_engine(void)
 		       pmr_event_type_str(ev.event_type), ev.element.qp->qp_num);
 		pmr_ack_async_event(&ev);
 	}
+	if (starve_keep >= 0)
+		v_starve();
 }
 
 static void v_setup(void)
@@ -676,6 +715,19 @@ static void v_cmd(char *line)
 		for (size_t i = 0; i < sizeof(scratch); i++)
 			same += scratch[i] == (uint8_t)a1;
 		vsay("OK %d %u", ret, same);
+	} else if (sscanf(line, "STARVE %u", &a1) == 1) {
+		if (starve_pool == NULL)
+			rte_mempool_walk(find_pool, NULL);
+		if (starve_pool == NULL || a1 > 4096) {
+			vsay("FAIL no pool");
+		} else {
+			starve_keep = (int)a1;
+			v_starve();
+			vsay("OK %u", nstarved);
+		}
+	} else if (strcmp(line, "FEED") == 0) {
+		v_feed();
+		vsay("OK");
 	} else if (strcmp(line, "HOLD") == 0) {
 		held = true;
 		vsay("OK");
@@ -840,6 +892,7 @@ static const char *stat_names[] = {
 	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
 	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx",
 	"retransmits", "timeouts", "ack_solicits", "tx_full", "tx_drops",
+	"tx_no_mbuf",
 	NULL,
 };
 
@@ -2669,6 +2722,96 @@ static void case39(void)
 }
 
 /*
+ * The mbuf pool run dry: the victim's pool keeps at most 8 mbufs free
+ * (the victim takes the rest after every engine run) while one QP sends
+ * 8 signaled SENDs of 8 KiB (64 packets), another answers a READ of the
+ * whole MR (64 responses) and a third owes ACKs for two SENDs.  A frame
+ * that finds no mbuf is put off (tx_no_mbuf), not dropped and not sent
+ * twice: every packet comes once, in PSN order, the SENDs complete, the
+ * QPs stay in RTS, and nothing is sent again by a timer (1 s timeouts).
+ */
+static void case41(void)
+{
+	struct vqp s = new_qp_timed(0x41000, 18, 7);
+	struct vqp r = new_qp_timed(0x41800, 18, 7);
+	struct vqp n = new_qp_timed(0x41c00, 18, 7);
+	uint32_t per = mr_len / 1024, npk = 8 * 8;
+	struct stats s0, s1;
+	struct wire_build b;
+	struct wcrec w[16];
+	unsigned int k = 0, ok = 0, nw, good = 0, acks = 0, last_ack = 0;
+	const char *res;
+	uint64_t end;
+	int bad = 0;
+
+	res = ctl("STARVE 8");
+	CHECK(strncmp(res, "OK", 2) == 0, "STARVE: %s", res);
+	s0 = get_stats();
+	CHECK(strcmp(ctl("POST %u 8 ff 0 8192", s.qpn), "OK") == 0,
+	      "POST failed");
+	reads(&r, r.epsn, 1);
+	for (uint32_t i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn,
+			   wire_psn_add(n.epsn, i));
+		send_pkt(&b, 16, 0x41, false);
+	}
+	end = now_ns() + 3000000000ull;
+	while ((ans_count(s.dqpn, -1, -1) < npk ||
+		ans_count(r.dqpn, -1, -1) < per ||
+		ans_count(n.dqpn, -1, -1) < 1) && now_ns() < end) {
+		unsigned int seen = ans_count(s.dqpn, -1, -1), now;
+
+		rx_drain(0);
+		now = ans_count(s.dqpn, -1, -1);
+		if (now > seen)
+			ack_to(&s, wire_psn_add(s.sqpsn, now - 1), now / 8);
+		usleep(1000);
+	}
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(strcmp(ctl("FEED"), "OK") == 0, "FEED failed");
+	CHECK(sdiff(&s0, &s1, "tx_no_mbuf") > 0, "no frame was put off for "
+	      "want of an mbuf: the case tests nothing");
+	CHECK(sdiff(&s0, &s1, "retransmits") == 0 &&
+	      sdiff(&s0, &s1, "timeouts") == 0, "%" PRIu64 " retransmits, "
+	      "%" PRIu64 " timeouts, expected none",
+	      sdiff(&s0, &s1, "retransmits"), sdiff(&s0, &s1, "timeouts"));
+	for (unsigned int i = 0; i < nans; i++) {
+		if (ans[i].dqpn == n.dqpn) {
+			acks += ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+				ans[i].syn ==
+				wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+			last_ack = ans[i].psn;
+		}
+		if (ans[i].dqpn != s.dqpn)
+			continue;
+		ok += ans[i].psn == wire_psn_add(s.sqpsn, k) &&
+		      ans[i].opcode == (k % 8 == 0 ? WIRE_OP_RC_SEND_FIRST :
+					k % 8 == 7 ? WIRE_OP_RC_SEND_LAST :
+					WIRE_OP_RC_SEND_MIDDLE);
+		k++;
+	}
+	CHECK(k == npk && ok == npk, "%u packets, %u in order: expected the "
+	      "SENDs' %u once each", k, ok, npk);
+	bad += in_order(&r, r.epsn, per, "a READ of the MR");
+	CHECK(acks >= 1 && acks == ans_count(n.dqpn, -1, -1) &&
+	      last_ack == wire_psn_add(n.epsn, 1), "%u answers to the two "
+	      "SENDs, %u ACKs, the last for 0x%x: expected ACKs only, the "
+	      "last for 0x%x", ans_count(n.dqpn, -1, -1), acks, last_ack,
+	      wire_psn_add(n.epsn, 1));
+	nw = wcs_of(s.qpn, w, 16);
+	for (unsigned int i = 0; i < nw; i++)
+		good += w[i].status == PMR_WC_SUCCESS;
+	CHECK(nw == 8 && good == 8, "%u completions, %u successful, expected "
+	      "8 successful", nw, good);
+	CHECK(qp_state_of(s.qpn) == ST_RTS && qp_state_of(r.qpn) == ST_RTS &&
+	      qp_state_of(n.qpn) == ST_RTS, "a QP not in RTS");
+	verdict("41 mbuf pool run dry while sending, answering a READ and "
+		"owing ACKs -> frames put off, each sent once, in order, "
+		"completed", bad);
+}
+
+/*
  * UC SENDs with the transmit ring full, as UD in case 36: three QPs'
  * READs fill the ring while we read nothing for 150 ms, and a UC QP
  * posts 16 signaled SENDs.  A UC send completes once its frame is built,
@@ -3339,6 +3482,7 @@ static const struct {
 	{ 38, case38 },
 	{ 39, case39 },
 	{ 40, case40 },
+	{ 41, case41 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
