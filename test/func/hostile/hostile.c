@@ -357,6 +357,16 @@ static void v_newqp(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	vsay("OK %u %" PRIu64 " %" PRIu64, qp->qp_num, ids[0], ids[1]);
 }
 
+/* pmr_dereg_mr's result on the scratch MR (-1: there is none). */
+static int v_dereg_scratch(void)
+{
+	int ret = scr_mr ? pmr_dereg_mr(scr_mr) : -1;
+
+	if (ret == 0)
+		scr_mr = NULL;
+	return ret;
+}
+
 static void v_stats(void)
 {
 	struct pmr_roce_port_stats s;
@@ -625,10 +635,8 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 	} else if (strcmp(action, "DEREG") == 0) {
 		/* the frames taken in, then pmr_dereg_mr's result on the
 		 * scratch MR */
-		ret = scr_mr ? pmr_dereg_mr(scr_mr) : -1;
-		if (ret == 0)
-			scr_mr = NULL;
-		vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts, ret);
+		vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts,
+		     v_dereg_scratch());
 		return;
 	}
 	if (ret != 0)
@@ -707,11 +715,9 @@ static void v_cmd(char *line)
 	} else if (sscanf(line, "DEREG %x", &a1) == 1) {
 		/* the result of pmr_dereg_mr, and how many bytes of the MR
 		 * hold the byte a1 */
-		int ret = scr_mr ? pmr_dereg_mr(scr_mr) : -1;
+		int ret = v_dereg_scratch();
 		unsigned int same = 0;
 
-		if (ret == 0)
-			scr_mr = NULL;
 		for (size_t i = 0; i < sizeof(scratch); i++)
 			same += scratch[i] == (uint8_t)a1;
 		vsay("OK %d %u", ret, same);
@@ -1118,6 +1124,19 @@ static void ans_clear(void)
 	nans = 0;
 }
 
+/* The n-th answer (from 0) to our QP dqpn since the log was cleared; all
+ * zero when there is none.  (By QP, so that a late frame of an earlier
+ * case, to another QP, shifts nothing.) */
+static struct ans nth_ans(uint32_t dqpn, unsigned int n)
+{
+	struct ans none = { 0 };
+
+	for (unsigned int i = 0; i < nans; i++)
+		if (ans[i].dqpn == dqpn && n-- == 0)
+			return ans[i];
+	return none;
+}
+
 /* Answers to our QP dqpn with this opcode (and syndrome, if syn >= 0). */
 static unsigned int ans_count(uint32_t dqpn, int opcode, int syn)
 {
@@ -1155,9 +1174,10 @@ struct vqp {
 
 static uint32_t fake_qpn = 0x100;
 
-/* A victim QP with the given local ACK timeout and retry_cnt. */
-static struct vqp new_qp_timed(uint32_t epsn, unsigned int timeout,
-			       unsigned int retry)
+/* A victim QP: RC with the given local ACK timeout and retry_cnt, or UC
+ * (timeout and retry unused). */
+static struct vqp new_vqp(bool uc, uint32_t epsn, unsigned int timeout,
+			  unsigned int retry)
 {
 	struct vqp q;
 	const char *r;
@@ -1166,12 +1186,19 @@ static struct vqp new_qp_timed(uint32_t epsn, unsigned int timeout,
 	q.dqpn = fake_qpn++;
 	q.epsn = epsn;
 	q.sqpsn = sq;
-	r = ctl("NEWRC %u %u %u %u %u", q.dqpn, epsn, sq, timeout, retry);
+	r = uc ? ctl("NEWUC %u %u %u", q.dqpn, epsn, sq) :
+	     ctl("NEWRC %u %u %u %u %u", q.dqpn, epsn, sq, timeout, retry);
 	if (sscanf(r, "OK %u %" SCNu64 " %" SCNu64, &q.qpn, &q.rid[0],
 		   &q.rid[1]) != 3)
-		die("NEWRC: %s", r);
+		die("%s: %s", uc ? "NEWUC" : "NEWRC", r);
 	ans_clear();
 	return q;
+}
+
+static struct vqp new_qp_timed(uint32_t epsn, unsigned int timeout,
+			       unsigned int retry)
+{
+	return new_vqp(false, epsn, timeout, retry);
 }
 
 static struct vqp new_qp(uint32_t epsn)
@@ -1414,7 +1441,7 @@ static void case11(void)
 	r = ctl("POST %u 2 0 1", q.qpn);     /* and SQD straight after */
 	CHECK(strcmp(r, "OK") == 0, "POST 2 + SQD: %s", r);
 	k = requests_until(q.dqpn, 3, 1000);
-	CHECK(k == 3 && ans[2].psn == wire_psn_add(psn, 1) && ans[2].ackreq,
+	CHECK(k == 3 && nth_ans(q.dqpn, 2).psn == wire_psn_add(psn, 1) && nth_ans(q.dqpn, 2).ackreq,
 	      "%u requests in SQD, expected the solicit of 0x%x", k,
 	      wire_psn_add(psn, 1));
 	ne = evs_of(q.qpn, ev_t, 16);
@@ -1456,8 +1483,8 @@ static void case12(void)
 		r = ctl("POST %u 1 1 %u", q.qpn, i);
 		CHECK(strcmp(r, "OK") == 0, "POST %u: %s", i, r);
 		k = requests_until(q.dqpn, 2, 500);
-		CHECK(k == 2 && ans[0].psn == psn && ans[1].psn == psn &&
-		      ans[1].ackreq, "%u requests for PSN 0x%x, expected the "
+		CHECK(k == 2 && nth_ans(q.dqpn, 0).psn == psn && nth_ans(q.dqpn, 1).psn == psn &&
+		      nth_ans(q.dqpn, 1).ackreq, "%u requests for PSN 0x%x, expected the "
 		      "SEND and its retransmission%s", k, psn,
 		      i ? " in SQD" : "");
 		ack_to(&q, psn, i + 1);
@@ -1502,11 +1529,11 @@ static void case13(void)
 	r = ctl("POST %u 2 0", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST 2: %s", r);
 	k = requests_until(q.dqpn, 3, 4);
-	CHECK(k == 2 && !ans[0].ackreq && !ans[1].ackreq,
+	CHECK(k == 2 && !nth_ans(q.dqpn, 0).ackreq && !nth_ans(q.dqpn, 1).ackreq,
 	      "%u requests within 4 ms, expected the 2 SENDs without AckReq",
 	      k);
 	k = requests_until(q.dqpn, 3, 500);
-	CHECK(k == 3 && ans[2].psn == last && ans[2].ackreq,
+	CHECK(k == 3 && nth_ans(q.dqpn, 2).psn == last && nth_ans(q.dqpn, 2).ackreq,
 	      "%u requests, expected the solicit of 0x%x", k, last);
 	ack_to(&q, last, 2);
 	rx_drain(50);
@@ -1543,8 +1570,8 @@ static void case14(void)
 	r = ctl("POST %u 1 1 1", q.qpn);     /* signaled, then SQD */
 	CHECK(strcmp(r, "OK") == 0, "POST 1 + SQD: %s", r);
 	k = requests_until(q.dqpn, 1, 200);
-	CHECK(k == 1 && ans[0].tclass == 0, "%u requests, traffic class %u, "
-	      "expected 0", k, k ? ans[0].tclass : 0);
+	CHECK(k == 1 && nth_ans(q.dqpn, 0).tclass == 0, "%u requests, traffic class %u, "
+	      "expected 0", k, k ? nth_ans(q.dqpn, 0).tclass : 0);
 	ack_to(&q, q.sqpsn, 1);
 	rx_drain(50);
 	bad += drained_bad(&q);
@@ -1554,10 +1581,10 @@ static void case14(void)
 	r = ctl("POST %u 1 1", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST 1: %s", r);
 	k = requests_until(q.dqpn, 1, 200);
-	CHECK(k == 1 && ans[0].psn == wire_psn_add(q.sqpsn, 1) &&
-	      ans[0].tclass == 184, "%u requests, PSN 0x%x traffic class %u, "
-	      "expected 0x%x, 184", k, k ? ans[0].psn : 0,
-	      k ? ans[0].tclass : 0, wire_psn_add(q.sqpsn, 1));
+	CHECK(k == 1 && nth_ans(q.dqpn, 0).psn == wire_psn_add(q.sqpsn, 1) &&
+	      nth_ans(q.dqpn, 0).tclass == 184, "%u requests, PSN 0x%x traffic class %u, "
+	      "expected 0x%x, 184", k, k ? nth_ans(q.dqpn, 0).psn : 0,
+	      k ? nth_ans(q.dqpn, 0).tclass : 0, wire_psn_add(q.sqpsn, 1));
 	ack_to(&q, wire_psn_add(q.sqpsn, 1), 2);
 	/* and the responder's ACK of a SEND to it */
 	ans_clear();
@@ -1565,8 +1592,8 @@ static void case14(void)
 	send_pkt(&b, 16, 0x3C, false);
 	rx_drain(50);
 	k = ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1);
-	CHECK(k == 1 && ans[0].tclass == 184, "%u ACKs, traffic class %u, "
-	      "expected one, 184", k, nans ? ans[0].tclass : 0);
+	CHECK(k == 1 && nth_ans(q.dqpn, 0).tclass == 184, "%u ACKs, traffic class %u, "
+	      "expected one, 184", k, nth_ans(q.dqpn, 0).tclass);
 	nw = wcs_of(q.qpn, w, 16);
 	CHECK(nw == 3 && w[0].status == PMR_WC_SUCCESS &&
 	      w[1].status == PMR_WC_SUCCESS && w[2].status == PMR_WC_SUCCESS,
@@ -2018,7 +2045,7 @@ static void case28(void)
 
 	r = ctl("POST %u 1 1", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST: %s", r);
-	CHECK(requests_until(q.dqpn, 1, 500) == 1 && ans[0].psn == q.sqpsn,
+	CHECK(requests_until(q.dqpn, 1, 500) == 1 && nth_ans(q.dqpn, 0).psn == q.sqpsn,
 	      "the victim's SEND at PSN 0x%x did not come", q.sqpsn);
 	ans_clear();
 	hold();
@@ -2079,8 +2106,8 @@ static int read_atomic_posted(const struct vqp *q, bool atomic_first,
 	r = ctl("POSTRA %u %d %u", q->qpn, atomic_first, len);
 	CHECK(strcmp(r, "OK") == 0, "POSTRA: %s", r);
 	k = requests_until(q->dqpn, 2, 200);
-	CHECK(k == 2 && ans[0].opcode == op0 && ans[0].psn == q->sqpsn &&
-	      ans[1].opcode == op1 && ans[1].psn == psn1,
+	CHECK(k == 2 && nth_ans(q->dqpn, 0).opcode == op0 && nth_ans(q->dqpn, 0).psn == q->sqpsn &&
+	      nth_ans(q->dqpn, 1).opcode == op1 && nth_ans(q->dqpn, 1).psn == psn1,
 	      "%u requests, expected the %s", k, atomic_first ?
 	      "FETCH_ADD and the READ" : "READ and the FETCH_ADD");
 	return bad;
@@ -2124,12 +2151,12 @@ static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
 	unsigned int k = requests_until(q->dqpn, 4, ms), nw;
 	int bad = 0;
 
-	CHECK(k == 4 && ans[2].opcode == op1 && ans[2].psn == psn1 &&
-	      ans[3].opcode == op2 && ans[3].psn == psn2,
+	CHECK(k == 4 && nth_ans(q->dqpn, 2).opcode == op1 && nth_ans(q->dqpn, 2).psn == psn1 &&
+	      nth_ans(q->dqpn, 3).opcode == op2 && nth_ans(q->dqpn, 3).psn == psn2,
 	      "%u requests, expected opcode 0x%02x psn 0x%x, then 0x%02x "
 	      "0x%x (third: 0x%02x 0x%x, fourth: 0x%02x 0x%x)", k, op1, psn1,
-	      op2, psn2, k >= 3 ? ans[2].opcode : 0, k >= 3 ? ans[2].psn : 0,
-	      k >= 4 ? ans[3].opcode : 0, k >= 4 ? ans[3].psn : 0);
+	      op2, psn2, k >= 3 ? nth_ans(q->dqpn, 2).opcode : 0, k >= 3 ? nth_ans(q->dqpn, 2).psn : 0,
+	      k >= 4 ? nth_ans(q->dqpn, 3).opcode : 0, k >= 4 ? nth_ans(q->dqpn, 3).psn : 0);
 	nw = wcs_of(q->qpn, w, 16);
 	CHECK(nw == 0, "%u completions before the lost answer came (first "
 	      "status %d)", nw, nw ? w[0].status : -1);
@@ -2157,7 +2184,8 @@ static void case17(void)
 	/* the READ again from its second response, then the FETCH_ADD */
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
 			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 2), 200);
-	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 1), 1, 1024);
+	/* (the READ asked again from its last response: one response) */
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_ONLY, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	bad += read_atomic_done(&q, false, 2048);
 	verdict("17 requester: an atomic ACK ahead of a READ's last response "
@@ -2195,20 +2223,27 @@ static void case20(void)
 		"complete", bad);
 }
 
-/* Response i (0 to 4) of the 5120-byte READ of POSTRA on q. */
-static void read5_answer(const struct vqp *q, uint32_t i)
+/* Response i (0 to 4) of the 5120-byte READ of POSTRA on q, in a stream
+ * of responses that began at response `from` (a READ asked for again from
+ * there begins with FIRST, or ONLY for the last one). */
+static void read5_answer(const struct vqp *q, uint32_t i, uint32_t from)
 {
-	answer(q, i == 0 ? WIRE_OP_RC_READ_RESPONSE_FIRST : i < 4 ?
-	       WIRE_OP_RC_READ_RESPONSE_MIDDLE : WIRE_OP_RC_READ_RESPONSE_LAST,
-	       wire_psn_add(q->sqpsn, i), 0, 1024);
+	uint8_t op = i < 4 ? WIRE_OP_RC_READ_RESPONSE_MIDDLE :
+		     WIRE_OP_RC_READ_RESPONSE_LAST;
+
+	if (i == from)
+		op = i < 4 ? WIRE_OP_RC_READ_RESPONSE_FIRST :
+		     WIRE_OP_RC_READ_RESPONSE_ONLY;
+	answer(q, op, wire_psn_add(q->sqpsn, i), 0, 1024);
 }
 
-/* That READ's responses from `from` on and the FETCH_ADD's ACK, then both
- * must complete.  @return failed checks. */
+/* That READ's responses from `from` on, as a responder answers the READ
+ * asked for again from there, and the FETCH_ADD's ACK; then both must
+ * complete.  @return failed checks. */
 static int read5_finish(const struct vqp *q, uint32_t from)
 {
 	for (uint32_t i = from; i < 5; i++)
-		read5_answer(q, i);
+		read5_answer(q, i, from);
 	answer(q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(q->sqpsn, 5), 1,
 	       0);
 	return read_atomic_done(q, false, 5120);
@@ -2235,9 +2270,9 @@ static void case30(void)
 	bad += read_atomic_posted(&q, false, 5120);
 	s0 = get_stats();
 	hold();
-	read5_answer(&q, 0);
+	read5_answer(&q, 0, 0);
 	for (uint32_t i = 2; i < 5; i++)
-		read5_answer(&q, i);
+		read5_answer(&q, i, 0);
 	for (int i = 0; i < 4; i++)
 		bad += step(&q, 1, i < 3 ? "HOLD" : "NONE", NULL);
 	rx_drain(50);
@@ -2280,6 +2315,25 @@ static void full_reads(struct vqp *q, int n, uint32_t base)
 		reads(&q[i], q[i].epsn, 16);
 }
 
+/* Wait up to ms for all of full_reads()' responses to the n QPs. */
+static void full_reads_wait(const struct vqp *q, int n, uint64_t ms)
+{
+	for (int i = 0; i < n; i++)
+		requests_until(q[i].dqpn, mr_len / 1024 * 16, ms);
+}
+
+/* All of full_reads()' responses to the n QPs came, once each, in PSN
+ * order on each.  @return failed checks. */
+static int full_reads_in_order(const struct vqp *q, int n)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++)
+		bad += in_order(&q[i], q[i].epsn, mr_len / 1024 * 16,
+				"16 READs of the MR");
+	return bad;
+}
+
 /*
  * The transmit ring full: three QPs each take in 16 READs of the whole MR
  * (3072 responses, three times what the memif ring holds) while we read
@@ -2297,7 +2351,6 @@ static int full_ring(uint32_t base)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(base + 0x800, 18, 7);
 	struct vqp n = new_qp(base + 0x900), a = new_qp(base + 0xa00);
-	uint32_t per = mr_len / 1024 * 16;
 	struct stats s0;
 	struct wire_build b;
 	unsigned int k = 0, ok = 0, nak = 0;
@@ -2314,14 +2367,12 @@ static int full_ring(uint32_t base)
 	send_pkt(&b, 16, 0x3C, false);
 	fetch_add(&a, a.epsn, 0);
 	usleep(100000);
-	for (int i = 0; i < FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 3000);
+	full_reads_wait(q, FULL_QPS, 3000);
 	requests_until(s.dqpn, 9, 1000);
 	rx_drain(50);
-	for (int i = 0; i < FULL_QPS; i++) {
-		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	bad += full_reads_in_order(q, FULL_QPS);
+	for (int i = 0; i < FULL_QPS; i++)
 		CHECK(qp_state_of(q[i].qpn) == ST_RTS, "QP %d not in RTS", i);
-	}
 	for (unsigned int i = 0; i < nans; i++) {
 		if (ans[i].dqpn == n.dqpn)
 			nak += ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
@@ -2381,8 +2432,7 @@ static void case32(void)
 	s0 = get_stats();
 	full_reads(q, FULL_QPS, 0x32000);
 	usleep(1500000);
-	for (int i = 0; i < FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 200);
+	full_reads_wait(q, FULL_QPS, 200);
 	rx_drain(50);
 	s1 = get_stats();
 	for (int i = 0; i < FULL_QPS; i++)
@@ -2439,7 +2489,8 @@ static void case33(void)
  * QP with a local ACK timeout of 16.8 ms and 3 retries posts a signaled
  * SEND and goes to SQD at once.  The SEND has not begun, so the QP is
  * drained at once and waits for nothing: no retries run out on it, no
- * RETRY_EXC_ERR, the QP stays in SQD, and the SEND never leaves.
+ * RETRY_EXC_ERR, the QP stays in SQD, and the SEND never leaves.  The
+ * READ responses all come, once each, in order.
  */
 static void case34(void)
 {
@@ -2461,6 +2512,9 @@ static void case34(void)
 	      nw, nw ? w[0].status : -1);
 	CHECK(ans_count(s.dqpn, -1, -1) == 0, "%u requests sent in SQD",
 	      ans_count(s.dqpn, -1, -1));
+	full_reads_wait(q, FULL_QPS, 1000);
+	rx_drain(50);
+	bad += full_reads_in_order(q, FULL_QPS);
 	verdict("34 SQD on a SEND that could not begin (ring full) -> drained, "
 		"no retries spent, nothing sent", bad);
 }
@@ -2508,8 +2562,7 @@ static void case35(void)
 			ack_to(&s, wire_psn_add(s.sqpsn, now - 1), now / mpk);
 		usleep(3000);
 	}
-	for (int i = 0; i < 2 * FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 1000);
+	full_reads_wait(q, 2 * FULL_QPS, 1000);
 	rx_drain(50);
 	for (unsigned int i = 0; i < nans; i++) {
 		if (ans[i].dqpn == s.dqpn) {
@@ -2532,8 +2585,7 @@ static void case35(void)
 	CHECK(ahead < FULL_QPS * per, "%u READ responses came before the "
 	      "first SEND's first packet, expected fewer than %u (half)",
 	      ahead, FULL_QPS * per);
-	for (int i = 0; i < 2 * FULL_QPS; i++)
-		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	bad += full_reads_in_order(q, 2 * FULL_QPS);
 	nw = wcs_of(s.qpn, w, 16);
 	for (unsigned int i = 0; i < nw; i++)
 		good += w[i].status == PMR_WC_SUCCESS;
@@ -2557,7 +2609,7 @@ static void case35(void)
 static void case36(void)
 {
 	struct vqp q[FULL_QPS];
-	uint32_t per = mr_len / 1024 * 16, dq = 0x5A5A5;
+	uint32_t dq = 0x5A5A5;
 	struct stats s0 = get_stats();
 	struct wcrec w[32];
 	unsigned int k = 0, ok = 0, nw;
@@ -2573,8 +2625,7 @@ static void case36(void)
 	CHECK(k == nw, "%u UD completions while the ring was full, expected "
 	      "none", k - nw);
 	k = 0;
-	for (int i = 0; i < FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 1000);
+	full_reads_wait(q, FULL_QPS, 1000);
 	requests_until(dq, 16, 1000);
 	rx_drain(50);
 	for (unsigned int i = 0; i < nans; i++) {
@@ -2587,8 +2638,7 @@ static void case36(void)
 	}
 	CHECK(k == 16 && ok == 16, "%u UD SENDs, %u as expected: 16 once "
 	      "each, in order", k, ok);
-	for (int i = 0; i < FULL_QPS; i++)
-		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	bad += full_reads_in_order(q, FULL_QPS);
 	nw = wcs_of(ud_qpn, w, 32);
 	k = ok = 0;
 	for (unsigned int i = 0; i < nw; i++) {
@@ -2637,7 +2687,7 @@ static int asked_once(uint32_t epsn, bool nak)
 	s1 = get_stats();
 	CHECK(nak || sdiff(&s0, &s1, "timeouts") >= 1, "sent again with no "
 	      "timeout: not the timer's doing");
-	read5_answer(&q, 2);
+	read5_answer(&q, 2, 0);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
 	      "response, expected no more than the 4",
@@ -2675,7 +2725,6 @@ static void case38(void)
 static void case39(void)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(0x39800, 16, 1);
-	uint32_t per = mr_len / 1024 * 16;
 	struct stats s0, s1;
 	uint64_t t0, seen;
 	struct wcrec w[16];
@@ -2703,11 +2752,9 @@ static void case39(void)
 	s1 = get_stats();
 	CHECK(sdiff(&s0, &s1, "timeouts") >= 1, "no timeout while the SEND "
 	      "waited in a stalled ring: the case tests nothing");
-	for (int i = 0; i < FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 1000);
+	full_reads_wait(q, FULL_QPS, 1000);
 	rx_drain(100);
-	for (int i = 0; i < FULL_QPS; i++)
-		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	bad += full_reads_in_order(q, FULL_QPS);
 	CHECK(ans_count(s.dqpn, -1, -1) == 1, "the SEND's packet came %u "
 	      "times (first after %" PRIu64 " ms), expected once",
 	      ans_count(s.dqpn, -1, -1), (seen - t0) / 1000000);
@@ -2821,19 +2868,12 @@ static void case41(void)
 static void case40(void)
 {
 	struct vqp q[FULL_QPS], u;
-	uint32_t per = mr_len / 1024 * 16;
 	struct stats s0;
 	struct wcrec w[32];
 	unsigned int k = 0, ok = 0, nw;
-	const char *r;
 	int bad = 0;
 
-	u.dqpn = fake_qpn++;
-	u.epsn = 0x40800;
-	u.sqpsn = 0x40900;
-	r = ctl("NEWUC %u %u %u", u.dqpn, u.epsn, u.sqpsn);
-	if (sscanf(r, "OK %u", &u.qpn) != 1)
-		die("NEWUC: %s", r);
+	u = new_vqp(true, 0x40800, 0, 0);
 	s0 = get_stats();
 	full_reads(q, FULL_QPS, 0x40000);
 	bad += ring_full_since(&s0);
@@ -2843,8 +2883,7 @@ static void case40(void)
 	nw = wcs_of(u.qpn, w, 32);
 	CHECK(nw == 0, "%u UC completions while the ring was full, expected "
 	      "none", nw);
-	for (int i = 0; i < FULL_QPS; i++)
-		requests_until(q[i].dqpn, per, 1000);
+	full_reads_wait(q, FULL_QPS, 1000);
 	requests_until(u.dqpn, 16, 1000);
 	rx_drain(50);
 	for (unsigned int i = 0; i < nans; i++)
@@ -2854,8 +2893,7 @@ static void case40(void)
 			      ans[i].plen == 64;
 	CHECK(k == 16 && ok == 16, "%u UC SENDs, %u as expected: 16 once "
 	      "each, in order", k, ok);
-	for (int i = 0; i < FULL_QPS; i++)
-		bad += in_order(&q[i], q[i].epsn, per, "16 READs of the MR");
+	bad += full_reads_in_order(q, FULL_QPS);
 	nw = wcs_of(u.qpn, w, 32);
 	k = ok = 0;
 	for (unsigned int i = 0; i < nw; i++)
@@ -3201,7 +3239,7 @@ static void case6(void)
 	send_pkt(&b, 32, 0x3C, false);
 	rx_drain(150);
 	CHECK(ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, -1) == 1 &&
-	      wire_syn_kind(ans[0].syn) == WIRE_AETH_ACK && ans[0].psn == q.epsn,
+	      wire_syn_kind(nth_ans(q.dqpn, 0).syn) == WIRE_AETH_ACK && nth_ans(q.dqpn, 0).psn == q.epsn,
 	      "one ACK for the good SEND");
 	CHECK(wcs_of(q.qpn, w, 16) == 1 && w[0].status == PMR_WC_SUCCESS &&
 	      w[0].len == 16 && w[0].wr_id == q.rid[0], "RC receive after");
