@@ -1044,6 +1044,31 @@ static void send_pkt(struct wire_build *b, uint32_t plen, uint8_t fill,
 	tx_frame(m);
 }
 
+/* ARP replies from the victim to an address other than ours (arp_ask()) */
+static unsigned int arp_got;
+
+/* An ARP request for the victim's address from another host (ip, mac). */
+static void arp_ask(const uint8_t ip[4], const uint8_t mac[6])
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *o;
+
+	if (m == NULL)
+		die("no mbuf");
+	o = rte_pktmbuf_mtod(m, uint8_t *);
+	memset(o, 0, 60);
+	memset(o, 0xff, 6);
+	memcpy(o + 6, mac, 6);
+	o[12] = 0x08; o[13] = 0x06;
+	o[14] = 0; o[15] = 1; o[16] = 0x08; o[17] = 0; o[18] = 6; o[19] = 4;
+	o[20] = 0; o[21] = 1;
+	memcpy(o + 22, mac, 6);
+	memcpy(o + 28, ip, 4);
+	memcpy(o + 38, vgid + 12, 4);
+	m->data_len = m->pkt_len = 60;
+	tx_frame(m);
+}
+
 static void arp_reply(const uint8_t *f)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
@@ -1083,6 +1108,10 @@ static void rx_drain(uint64_t ms)
 			    f[13] == 0x06) {
 				if (f[21] == 1 && memcmp(f + 38, agid + 12, 4) == 0)
 					arp_reply(f);
+				else if (f[21] == 2 &&
+					 memcmp(f + 28, vgid + 12, 4) == 0 &&
+					 memcmp(f + 38, agid + 12, 4) != 0)
+					arp_got++;
 			} else if (nans == MAXANS &&
 				   wire_parse(f, m[i]->data_len, 0, &p) == 0) {
 				ans_lost++;
@@ -2859,6 +2888,41 @@ static void case41(void)
 }
 
 /*
+ * An ARP request while the transmit ring is full: three QPs' READs fill
+ * it while we read nothing, and a host 10.98.0.7 asks for the victim's
+ * address.  The reply finds no room and is dropped (the asker asks
+ * again), not queued behind the READ responses and not squeezed into the
+ * full queue: no reply comes, and every READ response comes once, in
+ * order.  Asked again once the ring moves, the victim answers, once.
+ */
+static void case42(void)
+{
+	static const uint8_t xip[4] = { 10, 98, 0, 7 };
+	static const uint8_t xmac[6] = { 0x02, 0, 0, 0x98, 0, 0x07 };
+	struct vqp q[FULL_QPS];
+	struct stats s0 = get_stats();
+	int bad = 0;
+
+	arp_got = 0;
+	full_reads(q, FULL_QPS, 0x42000);
+	bad += ring_full_since(&s0);
+	arp_ask(xip, xmac);
+	usleep(50000);
+	full_reads_wait(q, FULL_QPS, 3000);
+	rx_drain(50);
+	bad += full_reads_in_order(q, FULL_QPS);
+	CHECK(arp_got == 0, "%u ARP replies to the request made while the "
+	      "ring was full, expected none (dropped)", arp_got);
+	arp_ask(xip, xmac);
+	rx_drain(50);
+	CHECK(arp_got == 1, "%u ARP replies to the request asked again, "
+	      "expected one", arp_got);
+	verdict("42 an ARP request while the transmit ring is full -> the "
+		"reply dropped, the ring's frames untouched; asked again, "
+		"answered", bad);
+}
+
+/*
  * UC SENDs with the transmit ring full, as UD in case 36: three QPs'
  * READs fill the ring while we read nothing for 150 ms, and a UC QP
  * posts 16 signaled SENDs.  A UC send completes once its frame is built,
@@ -3521,6 +3585,7 @@ static const struct {
 	{ 39, case39 },
 	{ 40, case40 },
 	{ 41, case41 },
+	{ 42, case42 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
