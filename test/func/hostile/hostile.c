@@ -1349,6 +1349,18 @@ static void ack_to(const struct vqp *q, uint32_t psn, uint32_t msn)
 	send_pkt(&b, 0, 0, false);
 }
 
+/* Read what came, and acknowledge the victim's SEND packets to q up to
+ * the newest one seen (mpk packets a message, q's first PSN first). */
+static void ack_seen(const struct vqp *q, uint32_t mpk)
+{
+	unsigned int seen = ans_count(q->dqpn, -1, -1), now;
+
+	rx_drain(0);
+	now = ans_count(q->dqpn, -1, -1);
+	if (now > seen)
+		ack_to(q, wire_psn_add(q->sqpsn, now - 1), now / mpk);
+}
+
 /* The QP is in SQD and reported SQ_DRAINED once.  @return failed checks. */
 static int drained_bad(const struct vqp *q)
 {
@@ -2595,12 +2607,7 @@ static void case35(void)
 	      "POST failed");
 	end = now_ns() + 5000000000ull;
 	while (ans_count(s.dqpn, -1, -1) < npk && now_ns() < end) {
-		unsigned int seen = ans_count(s.dqpn, -1, -1), now;
-
-		rx_drain(0);
-		now = ans_count(s.dqpn, -1, -1);
-		if (now > seen)
-			ack_to(&s, wire_psn_add(s.sqpsn, now - 1), now / mpk);
+		ack_seen(&s, mpk);
 		usleep(3000);
 	}
 	full_reads_wait(q, 2 * FULL_QPS, 1000);
@@ -2856,12 +2863,7 @@ static void case41(void)
 	while ((ans_count(s.dqpn, -1, -1) < npk ||
 		ans_count(r.dqpn, -1, -1) < per ||
 		ans_count(n.dqpn, -1, -1) < 1) && now_ns() < end) {
-		unsigned int seen = ans_count(s.dqpn, -1, -1), now;
-
-		rx_drain(0);
-		now = ans_count(s.dqpn, -1, -1);
-		if (now > seen)
-			ack_to(&s, wire_psn_add(s.sqpsn, now - 1), now / mpk);
+		ack_seen(&s, mpk);
 		usleep(1000);
 	}
 	rx_drain(50);
