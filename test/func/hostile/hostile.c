@@ -129,10 +129,12 @@ static void vsay(const char *fmt, ...)
 /*
  * STARVE k: the RoCE device's mbuf pool (the only one whose name begins
  * "pmr_roce") keeps at most k mbufs free; the victim takes the rest after
- * each engine run.  The device's own stash of up to 32 is out of reach
- * (and a burst's frames, handed back to the pool, refill it), so a run
- * finds no mbuf only when it wants more than 32 + k frames.  FEED gives
- * them all back.
+ * each v_engine() step (not after post_send's kick).  Out of its reach:
+ * the device's own stash of up to 32 (which a burst's frames, handed back
+ * to the pool, may refill) and the last receive burst's mbufs, which go
+ * back to the pool when the next engine run starts.  So a run or a kick
+ * finds no mbuf only when it wants more frames than those and the k
+ * hold.  FEED gives them all back.
  */
 static struct rte_mbuf *starved[8192];
 static unsigned int nstarved;
@@ -1519,13 +1521,12 @@ static void case12(void)
 	s0 = get_stats();
 	for (uint32_t i = 0; i < 2; i++) {
 		uint32_t psn = wire_psn_add(q.sqpsn, i);
+		struct ans a0, a1;
 
 		ans_clear();
 		/* wr_id 7000 both times, signaled; the second also SQD */
 		r = ctl("POST %u 1 1 %u", q.qpn, i);
 		CHECK(strcmp(r, "OK") == 0, "POST %u: %s", i, r);
-		struct ans a0, a1;
-
 		k = requests_until(q.dqpn, 2, 500);
 		a0 = nth_ans(q.dqpn, 0);
 		a1 = nth_ans(q.dqpn, 1);
@@ -2826,10 +2827,12 @@ static void case39(void)
  * that finds no mbuf is put off (tx_no_mbuf), not dropped and not sent
  * twice: every packet comes once, in PSN order, the SENDs complete, the
  * QPs stay in RTS, and nothing is sent again by a timer (1 s timeouts).
- * The device keeps a stash of up to 32 mbufs of its own (refilled from
- * the frames a burst hands back), so a run must want more than 32 + 8
- * frames to find none: post_send's kick sends 32 of the SENDs' packets,
- * the next engine run (budget 64) wants the other 96.  That the READ
+ * The device keeps a stash of up to 32 mbufs of its own (see STARVE), so
+ * a run must want more frames than that and the 8 free hold: post_send's
+ * kick wants 32 of the SENDs' packets, and finds no mbuf itself when the
+ * stash holds fewer than 24; else it sends them, refills the stash and
+ * leaves at most 8 free, and the next engine run (budget 64, nothing taken
+ * in since the kick) wants 64.  That the READ
  * responses and the ACK are put off too depends on when their requests
  * arrive (they were, when this case was written).  Starving works on
  * DPDK 22.11's memif, which takes an mbuf per frame it receives; a PMD
