@@ -73,14 +73,14 @@ port=$((21000 + $$ % 5000))
 # logs in $OUT/NAME.*.  @return the client's status
 run_pair() {
 	local name=$1 pfx_s=$2 pfx_c=$3 vd_s=$4 vd_c=$5 peer=$6 delay=$7
-	local p=$((port++)) rc spid
+	local p=$((port++)) rc
 	shift 7
 	# shellcheck disable=SC2086
 	timeout 300 $pfx_s "$BIN" "$@" -p $p --json \
 		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
 		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
 		--vdev "$vd_s" >"$OUT/$name.server.log" 2>&1 &
-	spid=$!
+	SPID=$!
 	sleep "$delay"
 	# shellcheck disable=SC2086
 	timeout 300 $pfx_c "$BIN" "$@" -p $p --json "$peer" \
@@ -88,7 +88,8 @@ run_pair() {
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
 		--vdev "$vd_c" >"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
 	rc=$?
-	wait $spid
+	wait $SPID
+	SPID=
 	return $rc
 }
 
@@ -128,6 +129,16 @@ run_afp() {
 
 want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
 
+# on any exit (a signal included): stop a server still running (inside a
+# namespace it would keep it alive), then remove the namespaces, also
+# those a set-up that failed half way left
+SPID=
+on_exit() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
+	[ $AFP = 1 ] && [ "$(id -u)" = 0 ] && afp_teardown
+}
+trap on_exit EXIT
+
 echo "# pmr-perf suite: $REPS repetitions, output in $OUT"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 failed=0
@@ -152,8 +163,6 @@ run_reps() {
 }
 run_reps run_memif "${ALL_CASES[@]}"
 if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k; }; then
-	# set first: a set-up that fails half way leaves namespaces too
-	trap afp_teardown EXIT
 	if [ "$(id -u)" = 0 ] && afp_setup; then
 		run_reps run_afp "${AFP_CASES[@]}"
 		afp_teardown

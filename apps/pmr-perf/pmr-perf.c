@@ -287,8 +287,8 @@ struct lat_res {
 struct bw_res {
 	uint64_t bytes, iters;
 	double peak, avg, mpps;     /* MB/s (1e6 B/s), Mpps */
-	unsigned int max_burst;     /* raw: most frames handed to one
-				     * transmit call */
+	unsigned int max_burst;     /* raw: most frames one transmit call
+				     * took */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -593,9 +593,9 @@ static struct rte_mbuf *raw_frame(const uint8_t *payload, uint32_t len,
 	return m;
 }
 
-/* Transmit all n; the clock is read only when the port was full (as
- * the RDMA side, which reads it only when it has to wait). */
-/* Send all n frames.  @return the most frames one transmit call took. */
+/* Send all n frames; the clock is read only when the port was full (as
+ * the RDMA side, which reads it only when it has to wait).  @return the
+ * most frames one transmit call took. */
 static uint16_t raw_tx(struct rte_mbuf **m, uint16_t n)
 {
 	uint16_t sent = rte_eth_tx_burst(port_id, 0, m, n), most = sent, k;
@@ -1618,7 +1618,8 @@ static void usage(void)
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
 "      --raw-burst N     bw tests with --raw or --raw-compare: frames\n"
-"                        per raw transmit burst (1..32, default 32)\n"
+"                        per raw transmit burst (1..32, default 32; the\n"
+"                        client sends the stream, the server ignores it)\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");

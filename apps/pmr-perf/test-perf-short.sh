@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Short perf-suite check of pmr-perf: every test for a moment over memif
 # (server -l 1, client -l 0), each with the raw-port baseline in the same
-# run.  Fails if a run fails or reports no (or a non-positive) result; it
+# run.  Fails if a run fails or reports no (or a non-positive) result,
+# pmrdma's or, with --raw-compare, the raw port's; it
 # does not judge the numbers (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
@@ -34,8 +35,16 @@ run() {
 		>"$out" 2>"$DIR/client.err"
 	rc=$?
 	wait $spid || rc=1
-	if [ $rc -ne 0 ] || ! grep -q '"mode":"rdma"' "$out" ||
-	   grep '"mode":"rdma"' "$out" | grep -q -E '"(t_typical|bw_avg)":(0\.0+|-)[,}]'; then
+	local modes=(rdma) m bad=0
+	[[ " $* " == *" --raw-compare "* ]] && modes+=(raw)
+	for m in "${modes[@]}"; do
+		if ! grep -q "\"mode\":\"$m\"" "$out" ||
+		   grep "\"mode\":\"$m\"" "$out" |
+		   grep -q -E '"(t_typical|bw_avg)":(0\.0+|-)[,}]'; then
+			bad=1
+		fi
+	done
+	if [ $rc -ne 0 ] || [ $bad -ne 0 ]; then
 		echo "FAIL: pmr-perf $*"
 		tail -5 "$out" "$DIR/client.err" "$DIR/server.log"
 		fail=1
