@@ -267,8 +267,8 @@ static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
  * Send the next packet of WQE w.  src: its data when this is its first
  * packet (req_off 0), as wqe_validate() mapped it in the same requester
  * step; NULL: gathered from the SGEs, each checked again.
- * @return 1 sent, 0 could not yet (no neighbour, or no room to send: a
- * full transmit queue, no mbuf), -1 local error.
+ * @return 1 sent, 0 could not yet (no neighbour, or no mbuf: the caller
+ * asked for room in the transmit queue first), -1 local error.
  */
 static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		      struct pmr_swqe *w, uint32_t mtu, const uint8_t *src)
@@ -583,7 +583,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		/* the WQE is fully sent */
 		rq->req_idx++;
 		rq->req_off = 0;
-		if (!rc)    /* UC and UD complete once handed to the port */
+		if (!rc)    /* UC and UD complete once their last frame is queued */
 			pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
 	}
 	/* a tail that did not ask starts the solicit timer once: a later
@@ -615,8 +615,11 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		rq->solicit_deadline = 0;
 		if (rq->unsolicited && rq->tx_blocked) {
 			/* more to send, waiting for room: the next packet
-			 * asks, none goes twice */
+			 * asks, none goes twice.  The timer runs again: if
+			 * that packet never goes (SQD before its WQE began),
+			 * the tail is asked for as below next time. */
 			rq->ackreq_next = true;
+			rq->solicit_deadline = roce_now(now) + rq->solicit_tsc;
 		} else if (rq->unsolicited && rq->rnr_deadline == 0 &&
 			   rq->una_psn != rq->req_psn &&
 			   rewind_to(rq, wire_psn_add(rq->req_psn,

@@ -2962,6 +2962,78 @@ static void case42(void)
 }
 
 /*
+ * An unasked-for tail whose solicit comes due while the QP waits for room
+ * to send its next WQE, and the QP moved to SQD before that WQE began: a
+ * QP with a local ACK timeout of 537 ms (a solicit after 134 ms) and no
+ * retry sends an unsignaled SEND (no AckReq); three QPs' READs fill the
+ * ring; it posts a signaled SEND, which waits for room past the solicit
+ * time; then one more SEND with a move to SQD.  The waiting SENDs never
+ * begin, so the tail's ACK must still be asked for (its packet sent again
+ * with AckReq, once), well before the ACK timeout: no timeout, no
+ * RETRY_EXC_ERR, the QP drained in SQD, nothing else sent.
+ */
+static void case43(void)
+{
+	struct vqp q[FULL_QPS], s = new_qp_timed(0x43800, 17, 0);
+	struct stats s0, s1;
+	uint64_t t0, tb, end;
+	struct wcrec w[16];
+	unsigned int nw;
+	int bad = 0;
+
+	/* (the QPs first: a new QP clears the answer log) */
+	for (int i = 0; i < FULL_QPS; i++)
+		q[i] = new_qp(0x43000 + (uint32_t)i * 0x1000);
+	CHECK(strcmp(ctl("POST %u 1 0", s.qpn), "OK") == 0, "POST failed");
+	t0 = now_ns();
+	requests_until(s.dqpn, 1, 50);
+	CHECK(ans_count(s.dqpn, -1, -1) == 1 && !nth_ans(s.dqpn, 0).ackreq,
+	      "%u packets, the first with AckReq %d: expected one that did "
+	      "not ask (the case tests nothing)", ans_count(s.dqpn, -1, -1),
+	      nth_ans(s.dqpn, 0).ackreq);
+	s0 = get_stats();
+	for (int i = 0; i < FULL_QPS; i++)
+		reads(&q[i], q[i].epsn, 16);
+	bad += ring_full_since(&s0);
+	CHECK(strcmp(ctl("POST %u 1 1", s.qpn), "OK") == 0, "POST failed");
+	tb = now_ns();
+	CHECK(tb - t0 < 120000000ull, "the second SEND posted %" PRIu64
+	      " ms after the first, not before its solicit (134 ms): the "
+	      "case tests nothing", (tb - t0) / 1000000);
+	while (now_ns() < t0 + 200000000ull)
+		usleep(1000);
+	CHECK(strcmp(ctl("POST %u 1 1 1", s.qpn), "OK") == 0,
+	      "POST + SQD failed");
+	end = t0 + 500000000ull;
+	while (now_ns() < end && ans_count(s.dqpn, -1, -1) < 2)
+		rx_drain(1);
+	if (ans_count(s.dqpn, -1, -1) >= 2)
+		ack_to(&s, s.sqpsn, 1);
+	full_reads_wait(q, FULL_QPS, 1000);
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(ans_count(s.dqpn, -1, -1) == 2 &&
+	      nth_ans(s.dqpn, 1).psn == s.sqpsn && nth_ans(s.dqpn, 1).ackreq,
+	      "%u packets to our QP, the second PSN 0x%x AckReq %d: expected "
+	      "the tail sent again once, asking, within 500 ms, and nothing "
+	      "else", ans_count(s.dqpn, -1, -1), nth_ans(s.dqpn, 1).psn,
+	      nth_ans(s.dqpn, 1).ackreq);
+	CHECK(sdiff(&s0, &s1, "ack_solicits") == 1 &&
+	      sdiff(&s0, &s1, "timeouts") == 0, "ack_solicits +%" PRIu64
+	      ", timeouts +%" PRIu64 ", expected +1 and none",
+	      sdiff(&s0, &s1, "ack_solicits"), sdiff(&s0, &s1, "timeouts"));
+	nw = wcs_of(s.qpn, w, 16);
+	CHECK(nw == 0, "%u completions (first status %d), expected none (the "
+	      "tail is unsignaled, the rest never began)", nw,
+	      nw ? w[0].status : -1);
+	bad += drained_bad(&s);
+	bad += full_reads_in_order(q, FULL_QPS);
+	verdict("43 a tail's solicit due while the QP waits for room, then "
+		"SQD before the next WQE began -> the tail still asked for, "
+		"drained, no timeout", bad);
+}
+
+/*
  * UC SENDs with the transmit ring full, as UD in case 36: three QPs'
  * READs fill the ring while we read nothing for 150 ms, and a UC QP
  * posts 16 signaled SENDs.  A UC send completes once its frame is built,
@@ -3628,6 +3700,7 @@ static const struct {
 	{ 40, case40 },
 	{ 41, case41 },
 	{ 42, case42 },
+	{ 43, case43 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
