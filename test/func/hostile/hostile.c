@@ -150,8 +150,10 @@ static void find_pool(struct rte_mempool *mp, void *arg)
 
 static void v_starve(void)
 {
+	unsigned int keep = (unsigned int)starve_keep;
+
 	while (nstarved < RTE_DIM(starved) &&
-	       rte_mempool_avail_count(starve_pool) > (unsigned int)starve_keep) {
+	       rte_mempool_avail_count(starve_pool) > keep) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(starve_pool);
 
 		if (m == NULL)
@@ -902,7 +904,7 @@ static const char *stat_names[] = {
 	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
 	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx",
 	"retransmits", "timeouts", "ack_solicits", "tx_full", "tx_drops",
-	"tx_no_mbuf", "arp_rx", "arp_tx",
+	"tx_no_mbuf", "arp_rx", "arp_tx", "nak_seq_rx",
 	NULL,
 };
 
@@ -1430,12 +1432,12 @@ static void case11(void)
 		uint32_t want = wire_psn_add(q.sqpsn, i < 6 ? i : 5);
 		bool ask = i == 6 || (i + 1) % every == 0;
 
-		CHECK(ans[i].dqpn == q.dqpn &&
-		      ans[i].opcode == WIRE_OP_RC_SEND_ONLY && ans[i].psn == want &&
-		      ans[i].plen == 64 && ans[i].ackreq == ask,
+		a = nth_ans(q.dqpn, i);
+		CHECK(a.opcode == WIRE_OP_RC_SEND_ONLY && a.psn == want &&
+		      a.plen == 64 && a.ackreq == ask,
 		      "request %u: opcode 0x%02x psn 0x%x AckReq %d, expected "
-		      "SEND_ONLY 0x%x AckReq %d", i, ans[i].opcode, ans[i].psn,
-		      ans[i].ackreq, want, ask);
+		      "SEND_ONLY 0x%x AckReq %d", i, a.opcode, a.psn,
+		      a.ackreq, want, ask);
 	}
 	ack_to(&q, wire_psn_add(q.sqpsn, 5), 6);
 	rx_drain(50);
@@ -1459,11 +1461,12 @@ static void case11(void)
 	CHECK(strcmp(r, "OK") == 0, "POST 16 on a drained SQ: %s", r);
 	k = requests_until(q.dqpn, 16, 200);
 	CHECK(k == 16, "%u requests, expected 16", k);
-	for (unsigned int i = 0; i < k && i < 16; i++)
-		CHECK(ans[i].psn == wire_psn_add(psn, i) &&
-		      ans[i].ackreq == ((i + 1) % every == 0 || i == 15),
-		      "request %u: psn 0x%x AckReq %d", i, ans[i].psn,
-		      ans[i].ackreq);
+	for (unsigned int i = 0; i < k && i < 16; i++) {
+		a = nth_ans(q.dqpn, i);
+		CHECK(a.psn == wire_psn_add(psn, i) &&
+		      a.ackreq == ((i + 1) % every == 0 || i == 15),
+		      "request %u: psn 0x%x AckReq %d", i, a.psn, a.ackreq);
+	}
 	ack_to(&q, wire_psn_add(psn, 15), 22);
 	rx_drain(50);
 	nw = wcs_of(q.qpn, w, 16);
@@ -1575,11 +1578,13 @@ static void case13(void)
 	r = ctl("POST %u 2 0", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST 2: %s", r);
 	k = requests_until(q.dqpn, 3, 4);
-	CHECK(k == 2 && !nth_ans(q.dqpn, 0).ackreq && !nth_ans(q.dqpn, 1).ackreq,
+	CHECK(k == 2 && !nth_ans(q.dqpn, 0).ackreq &&
+	      !nth_ans(q.dqpn, 1).ackreq,
 	      "%u requests within 4 ms, expected the 2 SENDs without AckReq",
 	      k);
 	k = requests_until(q.dqpn, 3, 500);
-	CHECK(k == 3 && nth_ans(q.dqpn, 2).psn == last && nth_ans(q.dqpn, 2).ackreq,
+	CHECK(k == 3 && nth_ans(q.dqpn, 2).psn == last &&
+	      nth_ans(q.dqpn, 2).ackreq,
 	      "%u requests, expected the solicit of 0x%x", k, last);
 	ack_to(&q, last, 2);
 	rx_drain(50);
@@ -1663,15 +1668,13 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
 	return ret;
 }
 
-/*
- * pmr_dereg_mr of an MR a remote WRITE is still writing (FIRST in, LAST
- * not yet): EBUSY, and the WRITE completes; once it has, the dereg
- * succeeds and the rkey is gone (a WRITE to it is a remote access error).
- */
-/* Two READs of the whole MR to QP q from PSN psn: 2 * MR_SIZE / 1024
- * responses at MTU 1024, more than one engine run sends. */
+/* Responses of two READs of the whole MR at MTU 1024: more than one
+ * engine run sends. */
 #define TWO_READS (2 * (MR_SIZE / 1024))
 #define RESP_SLOTS 16       /* the responder's READ and atomic slots */
+
+/* n READs of the whole MR to QP q from PSN psn on (MR_SIZE / 1024
+ * responses each). */
 static void reads(const struct vqp *q, uint32_t psn, uint32_t n)
 {
 	struct wire_build b;
@@ -1716,8 +1719,9 @@ static void fetch_add(const struct vqp *q, uint32_t psn, uint64_t add)
 }
 
 /*
- * After two_reads(q, psn) and requests behind them: `want` READ responses
- * in PSN order first (TWO_READS: all of them), then exactly one more
+ * After READs of the whole MR from PSN psn (two_reads(), reads()) and
+ * requests behind them: `want` READ responses in PSN order first (all of
+ * them), then exactly one more
  * answer, with opcode op, syndrome syn (ACK opcode only) and PSN apsn;
  * the QP in `state` (-1: the QP is gone).  @return failed checks.
  */
@@ -2094,7 +2098,8 @@ static void case28(void)
 
 	r = ctl("POST %u 1 1", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POST: %s", r);
-	CHECK(requests_until(q.dqpn, 1, 500) == 1 && nth_ans(q.dqpn, 0).psn == q.sqpsn,
+	CHECK(requests_until(q.dqpn, 1, 500) == 1 &&
+	      nth_ans(q.dqpn, 0).psn == q.sqpsn,
 	      "the victim's SEND at PSN 0x%x did not come", q.sqpsn);
 	ans_clear();
 	hold();
@@ -2226,8 +2231,9 @@ static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
  */
 static void case17(void)
 {
-	struct vqp q = new_qp(0x17000);
+	struct vqp q = new_qp_timed(0x17000, 18, 7);   /* no timer in the way */
 	uint32_t p0 = q.sqpsn;
+	struct stats s0 = get_stats(), s1;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false, 2048);
@@ -2240,6 +2246,9 @@ static void case17(void)
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_ONLY, wire_psn_add(p0, 1), 1, 1024);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	bad += read_atomic_done(&q, false, 2048);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "timeouts") == 0, "a timeout fired: the "
+	      "requests may have been sent again by the timer, not the gap");
 	verdict("17 requester: an atomic ACK ahead of a READ's last response "
 		"-> the rest of the READ asked again, both complete", bad);
 }
@@ -2580,10 +2589,11 @@ static void case34(void)
  * timeout of 268 ms and no retry posts eight SENDs of 63 KiB (504
  * packets: post_send's kick builds none of them, the engine runs build
  * them as room opens, some 32 at a time).  Its packets must get their
- * turn, not wait for all the READs ahead of them, and waiting for it must
- * not count as the peer's silence: they go out once each, are
- * acknowledged as we see them (after some 100 ms in the ring), and the
- * SENDs complete.  Only a message's last packet asks for an ACK, and 63
+ * turn, not wait for all the READs ahead of them: they go out once each,
+ * are acknowledged as we see them (after some 100 ms in the ring, well
+ * within the timeout: no retry is there to spend), and the SENDs
+ * complete.  (Its turn comes within milliseconds, so the rule that a
+ * wait for room in a ring that moves uses no retry is not reached.)  Only a message's last packet asks for an ACK, and 63
  * is no multiple of 32, so when the solicit timer fires (every 67 ms)
  * the QP's last packet out is nearly always one that did not ask while
  * the QP waits for room: the next packet asks (an AckReq within a
@@ -2699,6 +2709,7 @@ static void case36(void)
 	}
 	CHECK(k == 16 && ok == 16, "%u UD send completions, %u successful in "
 	      "order, expected 16", k, ok);
+	bad += no_id_gaps();
 	verdict("36 UD SENDs with the transmit ring full -> each sent once, "
 		"then completed", bad);
 }
@@ -2738,6 +2749,11 @@ static int asked_once(uint32_t epsn, bool nak)
 	s1 = get_stats();
 	CHECK(nak || sdiff(&s0, &s1, "timeouts") >= 1, "sent again with no "
 	      "timeout: not the timer's doing");
+	CHECK(!nak || (sdiff(&s0, &s1, "timeouts") == 0 &&
+		       sdiff(&s0, &s1, "nak_seq_rx") == 1), "timeouts +%"
+	      PRIu64 ", sequence NAKs taken in +%" PRIu64 ": expected the "
+	      "NAK's doing, not the timer's", sdiff(&s0, &s1, "timeouts"),
+	      sdiff(&s0, &s1, "nak_seq_rx"));
 	read5_answer(&q, 2, 0);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
@@ -3080,10 +3096,16 @@ static void case40(void)
 	CHECK(k == 16 && ok == 16, "%u UC completions, %u successful SENDs "
 	      "in order, expected 16", k, ok);
 	CHECK(qp_state_of(u.qpn) == ST_RTS, "UC QP not in RTS");
+	bad += no_id_gaps();
 	verdict("40 UC SENDs with the transmit ring full -> each sent once, "
 		"then completed", bad);
 }
 
+/*
+ * pmr_dereg_mr of an MR a remote WRITE is still writing (FIRST in, LAST
+ * not yet): EBUSY, and the WRITE completes; once it has, the dereg
+ * succeeds and the rkey is gone (a WRITE to it is a remote access error).
+ */
 static void case15(void)
 {
 	const uint8_t ack = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
