@@ -468,6 +468,26 @@ static void v_post_sends(uint32_t qpn, unsigned int n, unsigned int mask,
 		vsay("OK");
 }
 
+/* Post one signaled SEND of 64 bytes (wr_id 7300) on QP qpn whose SGE
+ * has an lkey no MR has: a local protection error. */
+static void v_post_bad(uint32_t qpn)
+{
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_send_wr wr, *bad;
+	struct pmr_sge sg;
+
+	if (qp == NULL) {
+		vsay("FAIL bad POSTBAD");
+		return;
+	}
+	send_list(&wr, &sg, 1, 64, 7300, 1);
+	sg.lkey = mr->lkey ^ 0x5a5a00;
+	if (pmr_post_send(qp, &wr, &bad))
+		vsay("FAIL post_send");
+	else
+		vsay("OK");
+}
+
 /*
  * Post a READ of len bytes (wr_id 7100, into the scratch MR's first len
  * bytes) and a FETCH_ADD (7101, add 3, its result at scratch + len) on QP
@@ -671,6 +691,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POST %u %u %x %u %u", &a1, &a2, &a3,
 			       &a4, &a5)) >= 3) {
 		v_post_sends(a1, a2, a3, k >= 4 && a4, k == 5 ? a5 : 64);
+	} else if (sscanf(line, "POSTBAD %u", &a1) == 1) {
+		v_post_bad(a1);
 	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
 		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
@@ -3102,6 +3124,55 @@ static void case40(void)
 }
 
 /*
+ * A WQE that fails its local checks while the transmit ring is full: three
+ * QPs' READs fill the ring while we read nothing, and a QP with a 268 ms
+ * local ACK timeout and no retry posts a signaled SEND whose lkey no MR
+ * has.  The WQE needs no room to fail: its LOC_PROT_ERR completion comes
+ * while the ring is still full (within 100 ms), the QP goes to ERR, no
+ * timeout fires, nothing of it is sent, and the READ responses still all
+ * come, in order.
+ */
+static void case44(void)
+{
+	struct vqp q[FULL_QPS], s = new_qp_timed(0x44800, 16, 0);
+	struct stats s0 = get_stats(), s1;
+	struct wcrec w[16];
+	unsigned int nw;
+	int bad = 0;
+
+	full_reads(q, FULL_QPS, 0x44000);
+	bad += ring_full_since(&s0);
+	CHECK(strcmp(ctl("POSTBAD %u", s.qpn), "OK") == 0, "POSTBAD failed");
+	usleep(100000);
+	nw = wcs_of(s.qpn, w, 16);
+	s1 = get_stats();
+	/* the SEND's error, then the QP's two receives flushed */
+	CHECK(nw == 1 + NRECV && w[0].wr_id == 7300 &&
+	      w[0].status == PMR_WC_LOC_PROT_ERR &&
+	      w[1].status == PMR_WC_WR_FLUSH_ERR &&
+	      w[2].status == PMR_WC_WR_FLUSH_ERR, "%u completions (first "
+	      "wr_id %" PRIu64 " status %d) while the ring was full, expected "
+	      "LOC_PROT_ERR for 7300 and two flushed receives", nw,
+	      nw ? w[0].wr_id : 0, nw ? w[0].status : -1);
+	CHECK(sdiff(&s0, &s1, "tx_full") > 0 && sdiff(&s0, &s1, "tx_drops") == 0,
+	      "tx_full +%" PRIu64 ", tx_drops +%" PRIu64 ": the ring was not "
+	      "full and waited for the whole time", sdiff(&s0, &s1, "tx_full"),
+	      sdiff(&s0, &s1, "tx_drops"));
+	CHECK(qp_state_of(s.qpn) == ST_ERR, "QP state %d, expected ERR",
+	      qp_state_of(s.qpn));
+	full_reads_wait(q, FULL_QPS, 1000);
+	rx_drain(50);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "timeouts") == 0, "timeouts +%" PRIu64,
+	      sdiff(&s0, &s1, "timeouts"));
+	CHECK(ans_count(s.dqpn, -1, -1) == 0, "%u packets of the failed WQE",
+	      ans_count(s.dqpn, -1, -1));
+	bad += full_reads_in_order(q, FULL_QPS);
+	verdict("44 a WQE with a bad lkey while the transmit ring is full -> "
+		"LOC_PROT_ERR at once, no room waited for, nothing sent", bad);
+}
+
+/*
  * pmr_dereg_mr of an MR a remote WRITE is still writing (FIRST in, LAST
  * not yet): EBUSY, and the WRITE completes; once it has, the dereg
  * succeeds and the rkey is gone (a WRITE to it is a remote access error).
@@ -3723,6 +3794,7 @@ static const struct {
 	{ 41, case41 },
 	{ 42, case42 },
 	{ 43, case43 },
+	{ 44, case44 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
