@@ -219,6 +219,14 @@ static bool res_is_on(const struct roce_qp *rq, const struct roce_res *r)
 
 bool roce_resp_mr_busy(struct roce_qp *rq, struct pmr_mr_obj *mr)
 {
+	enum pmr_qp_state st = pmr_qp_state(rq->qp);
+
+	/* a QP moved to RESET, or to ERR with no fatal NAK still to send
+	 * behind its answers, reads no MR again: its READs are dropped
+	 * before the engine's next step, unanswered */
+	if (st == PMR_QPS_RESET ||
+	    (st == PMR_QPS_ERR && !(rq->nak_owed && nak_fatal(rq->nak_syn))))
+		return false;
 	if (rq->in_write && (rq->wr_rkey >> 8) == mr->index)
 		return true;
 	for (int i = 0; i < PMR_MAX_RD_ATOMIC; i++)

@@ -658,6 +658,16 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 		if (action[0] == 'R')
 			a.qp_state = PMR_QPS_RESET;
 		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+	} else if (strcmp(action, "RESETDEREG") == 0 ||
+		   strcmp(action, "ERRDEREG") == 0) {
+		/* the move, then pmr_dereg_mr on the scratch MR at once, no
+		 * engine run between */
+		if (action[0] == 'R')
+			a.qp_state = PMR_QPS_RESET;
+		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+		vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts,
+		     ret ? -2 : v_dereg_scratch());
+		return;
 	} else if (strcmp(action, "DEREG") == 0) {
 		/* the frames taken in, then pmr_dereg_mr's result on the
 		 * scratch MR */
@@ -3269,6 +3279,45 @@ static void case29(void)
 		bad);
 }
 
+/*
+ * pmr_dereg_mr at once after the QP answering a READ from the MR moved
+ * to ERR, or to RESET (STEP action ERRDEREG / RESETDEREG: no engine run
+ * between): as case 29, a READ of the whole scratch MR taken in by one
+ * run, which sends the first ROCE_RX_BURST (32) responses.  A QP in ERR
+ * or RESET answers no READ any more, so the MR is not busy: 0, not EBUSY,
+ * and no response follows.  @return failed checks.
+ */
+static int dereg_after_move(uint32_t epsn, const char *action)
+{
+	struct vqp q = new_qp(epsn);
+	unsigned int same;
+	uint64_t va;
+	uint32_t rkey;
+	int bad = 0, ret;
+
+	ret = dereg_scratch(0, &same);
+	if (ret != 0 && ret != -1)
+		die("scratch MR still in use: dereg_mr %d", ret);
+	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
+		die("SCRATCH failed");
+	hold();
+	read_req(&q, va, rkey, SCRATCH_SIZE);
+	bad += step(&q, 1, action, &ret);
+	CHECK(ret == 0, "%s: dereg_mr returned %d, expected 0", action, ret);
+	rx_drain(100);
+	bad += in_order(&q, q.epsn, 32, "the run before the move");
+	return bad;
+}
+
+static void case45(void)
+{
+	int bad = dereg_after_move(0x45000, "ERRDEREG");
+
+	bad += dereg_after_move(0x45800, "RESETDEREG");
+	verdict("45 dereg_mr right after the QP answering a READ from it went "
+		"to ERR or RESET -> 0, no response after", bad);
+}
+
 static void case1(void)
 {
 	struct { const char *n; uint64_t va; uint32_t len; } t[] = {
@@ -3795,6 +3844,7 @@ static const struct {
 	{ 42, case42 },
 	{ 43, case43 },
 	{ 44, case44 },
+	{ 45, case45 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
