@@ -91,6 +91,10 @@ struct roce_dev {
 	uint16_t ntx;
 	uint64_t tx_stall_tsc;            /* TSC: the ring took nothing since;
 					   * 0 when it last took something */
+	bool tx_refused;                  /* a flush to make room found the
+					   * ring full: later frames are put
+					   * off without trying again until a
+					   * flush sends something */
 	struct rte_mbuf *stash[ROCE_STASH];   /* mbufs taken from the pool in
 					       * bulk, after a transmit burst */
 	uint16_t nstash;
@@ -276,8 +280,10 @@ bool roce_tx_make_room(struct roce_dev *d);
 /*
  * Whether a frame can be queued now: the transmit queue has room, or a
  * flush to the ring made some (roce_tx_make_room(), which counts tx_full
- * when it did not).  Callers ask before they set a frame up, so a QP
- * that cannot send does none of that work on every run.
+ * when it did not; once a flush found the ring full, no other is tried
+ * for a frame until one of the flushes every engine run and kick ends
+ * with sends something).  Callers ask before they set a frame up, so a
+ * QP that cannot send does none of that work on every run.
  */
 static inline bool roce_tx_room(struct roce_dev *d)
 {

@@ -385,6 +385,8 @@ void roce_tx_flush(struct roce_dev *d)
 	if (d->ntx == 0)
 		return;
 	sent = rte_eth_tx_burst(d->port_id, d->queue, d->tx, d->ntx);
+	if (sent > 0)
+		d->tx_refused = false;
 	if (likely(sent == d->ntx)) {
 		d->ntx = 0;
 		d->tx_stall_tsc = 0;
@@ -403,9 +405,12 @@ void roce_tx_flush(struct roce_dev *d)
  * whether that made room (a frame put off is counted). */
 bool roce_tx_make_room(struct roce_dev *d)
 {
-	roce_tx_flush(d);
-	if (d->ntx < ROCE_TX_MAX)
-		return true;
+	if (!d->tx_refused) {
+		roce_tx_flush(d);
+		if (d->ntx < ROCE_TX_MAX)
+			return true;
+		d->tx_refused = true;
+	}
 	d->st.tx_full++;
 	return false;
 }
