@@ -649,6 +649,9 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	rq->retry_left--;
-	roce_req_retransmit(rq, rq->una_psn);
+	/* (nothing in flight: a neighbour or room waited for; nothing to
+	 * send again, the retry is all the timeout costs) */
+	if (rq->una_psn != rq->req_psn)
+		roce_req_retransmit(rq, rq->una_psn);
 	ack_timer_start(rq, now);
 }

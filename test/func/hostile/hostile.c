@@ -2851,6 +2851,9 @@ static void case39(void)
 	s1 = get_stats();
 	CHECK(sdiff(&s0, &s1, "timeouts") >= 1, "no timeout while the SEND "
 	      "waited in a stalled ring: the case tests nothing");
+	CHECK(sdiff(&s0, &s1, "retransmits") == 0, "retransmits +%" PRIu64
+	      ", expected none: nothing was in flight to send again",
+	      sdiff(&s0, &s1, "retransmits"));
 	full_reads_wait(q, FULL_QPS, 1000);
 	rx_drain(100);
 	bad += full_reads_in_order(q, FULL_QPS);
