@@ -1373,16 +1373,24 @@ static unsigned int requests_until(uint32_t dqpn, unsigned int want,
 	return k;
 }
 
-/* An ACK (MSN msn) for everything up to psn, from our QP to the victim's. */
-static void ack_to(const struct vqp *q, uint32_t psn, uint32_t msn)
+/* An ACKNOWLEDGE with syndrome syn (ACK or NAK) and MSN msn for psn,
+ * from our QP to the victim's. */
+static void aeth_to(const struct vqp *q, uint32_t psn, uint8_t syn,
+		    uint32_t msn)
 {
 	struct wire_build b;
 
 	build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q->qpn, psn);
 	b.ackreq = false;
-	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	b.syndrome = syn;
 	b.msn = msn;
 	send_pkt(&b, 0, 0, false);
+}
+
+/* An ACK (MSN msn) for everything up to psn, from our QP to the victim's. */
+static void ack_to(const struct vqp *q, uint32_t psn, uint32_t msn)
+{
+	aeth_to(q, psn, wire_syn_ack(WIRE_AETH_CREDIT_INVALID), msn);
 }
 
 /* Read what came, and acknowledge the victim's SEND packets to q up to
@@ -2123,7 +2131,6 @@ static void case28(void)
 {
 	struct vqp q = new_qp(0x28000);
 	struct wcrec w[16];
-	struct wire_build b;
 	unsigned int nw;
 	const char *r;
 	int bad = 0;
@@ -2136,9 +2143,7 @@ static void case28(void)
 	ans_clear();
 	hold();
 	reads(&q, q.epsn, 1);
-	build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, q.sqpsn);
-	b.syndrome = wire_syn_nak(WIRE_NAK_REM_ACCESS);
-	send_pkt(&b, 0, 0, false);
+	aeth_to(&q, q.sqpsn, wire_syn_nak(WIRE_NAK_REM_ACCESS), 0);
 	bad += step(&q, 2, "NONE", NULL);
 	rx_drain(100);
 	bad += in_order(&q, q.epsn, 32, "the run that took in the NAK");
@@ -2470,7 +2475,8 @@ static int full_ring(uint32_t base)
 	for (unsigned int i = 0; i < nans; i++) {
 		if (ans[i].dqpn == n.dqpn)
 			nak += ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE &&
-			       ans[i].syn == 0x60 && ans[i].psn == n.epsn;
+			       ans[i].syn == wire_syn_nak(WIRE_NAK_PSN_SEQ) &&
+			       ans[i].psn == n.epsn;
 		if (ans[i].dqpn != s.dqpn)
 			continue;
 		if (ans[i].opcode == WIRE_OP_RC_ACKNOWLEDGE)
@@ -2570,9 +2576,9 @@ static void case33(void)
 		send_pkt(&b, 16, 0x3C, false);
 	}
 	bad += step(&q, 3, "NONE", NULL);
-	/* the victim's QPs have min_rnr_timer 1: RNR NAK syndrome 0x21 */
+	/* the victim's QPs have min_rnr_timer 1 */
 	bad += reads_then(&q, wire_psn_add(q.epsn, 2), WIRE_OP_RC_ACKNOWLEDGE,
-			  0x21, x, ST_RTS, mr_len / 1024);
+			  wire_syn_rnr_nak(1), x, ST_RTS, mr_len / 1024);
 	verdict("33 RNR NAK owed behind READ responses, then an out-of-"
 		"sequence SEND -> the RNR NAK kept, sent after them", bad);
 }
@@ -2764,15 +2770,8 @@ static int asked_once(uint32_t epsn, bool nak)
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false, 5120);
-	if (nak) {
-		struct wire_build b;
-
-		build_base(&b, WIRE_OP_RC_ACKNOWLEDGE, q.qpn, p0);
-		b.ackreq = false;
-		b.syndrome = wire_syn_nak(WIRE_NAK_PSN_SEQ);
-		b.msn = 0;
-		send_pkt(&b, 0, 0, false);
-	}
+	if (nak)
+		aeth_to(&q, p0, wire_syn_nak(WIRE_NAK_PSN_SEQ), 0);
 	/* the READ again from its first response, then the FETCH_ADD: on
 	 * the NAK well before the 134 ms timer could send them */
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, p0,
@@ -3589,7 +3588,8 @@ static void case7(void)
 	send_pkt(&b, 64, 0x11, false);     /* again: no second NAK */
 	rx_drain(150);
 	CHECK(ans_count(q.dqpn, -1, -1) == 1 &&
-	      ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE, 0x60) == 1,
+	      ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE,
+			wire_syn_nak(WIRE_NAK_PSN_SEQ)) == 1,
 	      "one PSN-sequence NAK");
 	for (unsigned int i = 0; i < nans; i++)
 		if (ans[i].dqpn == q.dqpn)
