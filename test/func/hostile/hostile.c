@@ -3246,6 +3246,26 @@ static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,
 }
 
 /*
+ * A fresh scratch MR nothing else uses (an earlier case's may still be
+ * registered: it goes first, and must go, or an EBUSY after would not be
+ * this READ's doing), the engine held, and a READ of all of it to q.
+ */
+static void scratch_read(const struct vqp *q)
+{
+	unsigned int same;
+	uint64_t va;
+	uint32_t rkey;
+	int ret = dereg_scratch(0, &same);
+
+	if (ret != 0 && ret != -1)
+		die("scratch MR still in use: dereg_mr %d", ret);
+	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
+		die("SCRATCH failed");
+	hold();
+	read_req(q, va, rkey, SCRATCH_SIZE);
+}
+
+/*
  * pmr_dereg_mr of an MR a READ is still being answered from: a READ of the
  * whole scratch MR (64 responses at MTU 1024) taken in by one engine run,
  * which sends the first ROCE_RX_BURST (32) of them, then dereg_mr at once:
@@ -3256,20 +3276,9 @@ static void case29(void)
 {
 	struct vqp q = new_qp(0x29000);
 	unsigned int same;
-	uint64_t va;
-	uint32_t rkey;
 	int bad = 0, ret = -1;
 
-	/* a scratch MR nothing else uses (an earlier case's may still be
-	 * registered: it goes first, and must go, or EBUSY below would not
-	 * be the READ's doing) */
-	ret = dereg_scratch(0, &same);
-	if (ret != 0 && ret != -1)
-		die("scratch MR still in use: dereg_mr %d", ret);
-	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
-		die("SCRATCH failed");
-	hold();
-	read_req(&q, va, rkey, SCRATCH_SIZE);
+	scratch_read(&q);
 	bad += step(&q, 1, "DEREG", &ret);
 	CHECK(ret == EBUSY, "dereg_mr mid-READ returned %d, not EBUSY", ret);
 	rx_drain(100);
@@ -3292,18 +3301,9 @@ static void case29(void)
 static int dereg_after_move(uint32_t epsn, const char *action)
 {
 	struct vqp q = new_qp(epsn);
-	unsigned int same;
-	uint64_t va;
-	uint32_t rkey;
 	int bad = 0, ret;
 
-	ret = dereg_scratch(0, &same);
-	if (ret != 0 && ret != -1)
-		die("scratch MR still in use: dereg_mr %d", ret);
-	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
-		die("SCRATCH failed");
-	hold();
-	read_req(&q, va, rkey, SCRATCH_SIZE);
+	scratch_read(&q);
 	bad += step(&q, 1, action, &ret);
 	CHECK(ret == 0, "%s: dereg_mr returned %d, expected 0", action, ret);
 	rx_drain(100);
