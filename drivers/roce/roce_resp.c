@@ -130,6 +130,11 @@ static unsigned int owed_out(struct roce_dev *d, struct roce_qp *rq, bool ack)
 {
 	unsigned int n = 0;
 
+	/* a sequence or RNR NAK waiting for room whose PSN has since come
+	 * again and been taken in (the expected PSN moved on): stale, it
+	 * would only send the requester back for nothing */
+	if (rq->nak_owed && !nak_fatal(rq->nak_syn) && rq->nak_psn != rq->epsn)
+		rq->nak_owed = false;
 	if (rq->ack_pending && ack &&
 	    send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
 		      rq->ack_psn)) {

@@ -710,6 +710,15 @@ static void v_cmd(char *line)
 		v_ud_send(a1, a2);
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
+	} else if (sscanf(line, "RECV %u", &a1) == 1) {
+		/* one more receive WQE on QP a1 */
+		struct pmr_qp *qp = v_find(a1);
+		uint64_t id;
+
+		if (qp == NULL || v_post_recv(qp, &id))
+			vsay("FAIL post_recv");
+		else
+			vsay("OK %" PRIu64, id);
 	} else if (strcmp(line, "UDRECV") == 0) {
 		uint64_t id;
 
@@ -3311,6 +3320,81 @@ static int dereg_after_move(uint32_t epsn, const char *action)
 	return bad;
 }
 
+/*
+ * A NAK that waited for room and went stale.  While three QPs' READ
+ * responses keep the ring full, a QP takes in a request its expected PSN
+ * X cannot take: with `rnr`, a third SEND for its two receive WQEs (an
+ * RNR NAK owed for X), else a SEND at X + 1 (a PSN sequence NAK owed for
+ * X).  Then the request comes again, as the requester sends it after its
+ * timeout or RNR wait (for the RNR case after one more receive WQE is
+ * posted), followed by the next one, and both are taken in.  When room
+ * comes the NAK for X is not sent: X was taken in, and the NAK would
+ * only send the requester back for nothing.  The only answer is the ACK
+ * for the last request; every receive WQE completes successfully.
+ */
+static int stale_nak(uint32_t epsn, bool rnr)
+{
+	struct vqp q[FULL_QPS], n = new_qp(epsn + 0x800);
+	uint32_t x = n.epsn, sends = rnr ? 4 : 2;
+	struct stats s0 = get_stats();
+	struct wire_build b;
+	struct wcrec w[16];
+	unsigned int nw, ok = 0;
+	int bad = 0;
+
+	full_reads(q, FULL_QPS, epsn);
+	bad += ring_full_since(&s0);
+	if (rnr) {
+		for (uint32_t i = 0; i < 3; i++) {
+			build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn,
+				   wire_psn_add(x, i));
+			send_pkt(&b, 16, 0x3C, false);
+		}
+		x = wire_psn_add(x, 2);
+		usleep(20000);
+		CHECK(strncmp(ctl("RECV %u", n.qpn), "OK", 2) == 0,
+		      "RECV failed");
+		CHECK(strncmp(ctl("RECV %u", n.qpn), "OK", 2) == 0,
+		      "RECV failed");
+	} else {
+		build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn, wire_psn_add(x, 1));
+		send_pkt(&b, 16, 0x3C, false);
+		usleep(20000);
+	}
+	for (uint32_t i = 0; i < 2; i++) {
+		build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn, wire_psn_add(x, i));
+		send_pkt(&b, 16, 0x3C, false);
+	}
+	full_reads_wait(q, FULL_QPS, 3000);
+	rx_drain(50);
+	bad += full_reads_in_order(q, FULL_QPS);
+	CHECK(ans_count(n.dqpn, -1, -1) == 1 &&
+	      nth_ans(n.dqpn, 0).opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+	      nth_ans(n.dqpn, 0).syn == wire_syn_ack(WIRE_AETH_CREDIT_INVALID) &&
+	      nth_ans(n.dqpn, 0).psn == wire_psn_add(x, 1),
+	      "%u answers (first: opcode 0x%x syndrome 0x%x PSN 0x%x), "
+	      "expected one ACK for 0x%x", ans_count(n.dqpn, -1, -1),
+	      nth_ans(n.dqpn, 0).opcode, nth_ans(n.dqpn, 0).syn,
+	      nth_ans(n.dqpn, 0).psn, wire_psn_add(x, 1));
+	nw = wcs_of(n.qpn, w, 16);
+	for (unsigned int i = 0; i < nw; i++)
+		ok += w[i].status == PMR_WC_SUCCESS &&
+		      (w[i].opcode & PMR_WC_RECV) && w[i].len == 16;
+	CHECK(nw == sends && ok == sends, "%u receive completions, %u "
+	      "successful with 16 bytes, expected %u", nw, ok, sends);
+	CHECK(qp_state_of(n.qpn) == ST_RTS, "QP not in RTS");
+	return bad;
+}
+
+static void case46(void)
+{
+	int bad = stale_nak(0x46000, false);
+
+	bad += stale_nak(0x4a000, true);
+	verdict("46 a sequence NAK, then an RNR NAK, owed on a full ring and "
+		"made stale by the request taken in -> not sent", bad);
+}
+
 static void case45(void)
 {
 	int bad = dereg_after_move(0x45000, "ERRDEREG");
@@ -3848,6 +3932,7 @@ static const struct {
 	{ 43, case43 },
 	{ 44, case44 },
 	{ 45, case45 },
+	{ 46, case46 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
