@@ -289,10 +289,11 @@ static struct pmr_qp *v_find(uint32_t qpn)
 }
 
 /* A new RC QP to the attacker's fake QP dqpn; timeout and retry_cnt as
- * given (NEWRC's optional arguments; 14 and 7 otherwise).  With uc
- * (NEWUC), a UC QP: remote writes only, no RC attributes. */
+ * given (NEWRC's optional arguments; 14 and 7 otherwise), its peer at
+ * 10.98.0.host (NEWRC's sixth argument; 2, the attacker, otherwise).
+ * With uc (NEWUC), a UC QP: remote writes only, no RC attributes. */
 static void v_newqp(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
-		    uint8_t timeout, uint8_t retry, bool uc)
+		    uint8_t timeout, uint8_t retry, bool uc, uint8_t host)
 {
 	struct pmr_qp_init_attr ia;
 	struct pmr_qp_attr a;
@@ -339,6 +340,7 @@ static void v_newqp(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	a.ah_attr.grh.dgid.raw[10] = 0xff;
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
 	inet_pton(AF_INET, "10.98.0.2", &a.ah_attr.grh.dgid.raw[12]);
+	a.ah_attr.grh.dgid.raw[15] = host;
 	if (pmr_modify_qp(qp, &a, PMR_QP_STATE | PMR_QP_AV | PMR_QP_PATH_MTU |
 			  PMR_QP_DEST_QPN | PMR_QP_RQ_PSN |
 			  (uc ? 0 : PMR_QP_MAX_DEST_RD_ATOMIC |
@@ -389,6 +391,7 @@ static void v_stats(void)
 	S(nak_rnr_tx); S(nak_seq_rx); S(nak_inv_rx); S(nak_acc_rx);
 	S(dup_requests); S(out_of_seq); S(retransmits); S(timeouts);
 	S(ack_solicits); S(tx_full); S(tx_no_mbuf); S(arp_rx); S(arp_tx);
+	S(qps_active);
 #undef S
 }
 
@@ -683,7 +686,7 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 
 static void v_cmd(char *line)
 {
-	unsigned int a1, a2, a3, a4, a5;
+	unsigned int a1, a2, a3, a4, a5, a6;
 	char word[16];
 	int k;
 
@@ -692,12 +695,13 @@ static void v_cmd(char *line)
 		     (uint64_t)(uintptr_t)mr->addr, mr->rkey, MR_SIZE,
 		     (uint64_t)(uintptr_t)nr_mr->addr, nr_mr->rkey,
 		     udqp->qp_num, UD_QKEY);
-	} else if ((k = sscanf(line, "NEWRC %u %u %u %u %u", &a1, &a2, &a3,
-			       &a4, &a5)) == 3 || k == 5) {
-		v_newqp(a1, a2, a3, k == 5 ? (uint8_t)a4 : 14,
-			k == 5 ? (uint8_t)a5 : 7, false);
+	} else if ((k = sscanf(line, "NEWRC %u %u %u %u %u %u", &a1, &a2,
+			       &a3, &a4, &a5, &a6)) == 3 || k >= 5) {
+		v_newqp(a1, a2, a3, k >= 5 ? (uint8_t)a4 : 14,
+			k >= 5 ? (uint8_t)a5 : 7, false,
+			k == 6 ? (uint8_t)a6 : 2);
 	} else if (sscanf(line, "NEWUC %u %u %u", &a1, &a2, &a3) == 3) {
-		v_newqp(a1, a2, a3, 0, 0, true);
+		v_newqp(a1, a2, a3, 0, 0, true, 2);
 	} else if ((k = sscanf(line, "POST %u %u %x %u %u", &a1, &a2, &a3,
 			       &a4, &a5)) >= 3) {
 		v_post_sends(a1, a2, a3, k >= 4 && a4, k == 5 ? a5 : 64);
@@ -1249,8 +1253,11 @@ static uint32_t fake_qpn = 0x100;
 
 /* A victim QP: RC with the given local ACK timeout and retry_cnt, or UC
  * (timeout and retry unused). */
+/* A new victim QP (UC with uc, else RC with the local ACK timeout and
+ * retry count given) to a fake QP of ours at 10.98.0.host (2: our
+ * address). */
 static struct vqp new_vqp(bool uc, uint32_t epsn, unsigned int timeout,
-			  unsigned int retry)
+			  unsigned int retry, unsigned int host)
 {
 	struct vqp q;
 	const char *r;
@@ -1260,7 +1267,8 @@ static struct vqp new_vqp(bool uc, uint32_t epsn, unsigned int timeout,
 	q.epsn = epsn;
 	q.sqpsn = sq;
 	r = uc ? ctl("NEWUC %u %u %u", q.dqpn, epsn, sq) :
-	     ctl("NEWRC %u %u %u %u %u", q.dqpn, epsn, sq, timeout, retry);
+	     ctl("NEWRC %u %u %u %u %u %u", q.dqpn, epsn, sq, timeout, retry,
+		 host);
 	if (sscanf(r, "OK %u %" SCNu64 " %" SCNu64, &q.qpn, &q.rid[0],
 		   &q.rid[1]) != 3)
 		die("%s: %s", uc ? "NEWUC" : "NEWRC", r);
@@ -1271,7 +1279,7 @@ static struct vqp new_vqp(bool uc, uint32_t epsn, unsigned int timeout,
 static struct vqp new_qp_timed(uint32_t epsn, unsigned int timeout,
 			       unsigned int retry)
 {
-	return new_vqp(false, epsn, timeout, retry);
+	return new_vqp(false, epsn, timeout, retry, 2);
 }
 
 static struct vqp new_qp(uint32_t epsn)
@@ -3107,7 +3115,7 @@ static void case40(void)
 	unsigned int k = 0, ok = 0, nw;
 	int bad = 0;
 
-	u = new_vqp(true, 0x40800, 0, 0);
+	u = new_vqp(true, 0x40800, 0, 0, 2);
 	s0 = get_stats();
 	full_reads(q, FULL_QPS, 0x40000);
 	bad += ring_full_since(&s0);
@@ -3393,6 +3401,45 @@ static void case46(void)
 	bad += stale_nak(0x4a000, true);
 	verdict("46 a sequence NAK, then an RNR NAK, owed on a full ring and "
 		"made stale by the request taken in -> not sent", bad);
+}
+
+/*
+ * An ACK the responder cannot send for want of the peer's MAC: a QP
+ * whose peer is 10.98.0.77 (an address nobody answers ARP for) takes in
+ * a SEND that asks for an ACK, from our address (so the victim learns no
+ * MAC from it).  The ACK is dropped (the peer's requester would ask
+ * again) and the receive completes; the QP, with nothing to send and
+ * nothing owed, leaves the active list (qps_active back where it was):
+ * the failed lookup is not taken for a requester waiting for its
+ * neighbour, which would keep the QP in every engine run for good.
+ */
+static void case47(void)
+{
+	struct vqp q = new_vqp(false, 0x47000, 14, 7, 77);
+	struct wire_build b;
+	struct wcrec w[16];
+	uint64_t a0, a1;
+	unsigned int nw;
+	int bad = 0;
+
+	rx_drain(20);
+	ctl("STATS");
+	a0 = stat_of("qps_active");
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 16, 0x3C, false);
+	rx_drain(50);
+	ctl("STATS");
+	a1 = stat_of("qps_active");
+	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers to a peer whose "
+	      "MAC is unknown", ans_count(q.dqpn, -1, -1));
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 1 && w[0].status == PMR_WC_SUCCESS && w[0].len == 16,
+	      "%u completions (first status %d), expected one receive", nw,
+	      nw ? w[0].status : -1);
+	CHECK(a1 == a0, "QPs active %" PRIu64 " before the SEND, %" PRIu64
+	      " after: the QP stayed active", a0, a1);
+	verdict("47 an ACK dropped for an unresolved neighbour -> the QP does "
+		"not stay active", bad);
 }
 
 static void case45(void)
@@ -3933,6 +3980,7 @@ static const struct {
 	{ 44, case44 },
 	{ 45, case45 },
 	{ 46, case46 },
+	{ 47, case47 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
