@@ -389,6 +389,7 @@ static void v_stats(void)
 	S(rx_drop_state); S(rx_drop_qkey); S(rx_drop_no_recv);
 	S(nak_seq_tx); S(nak_inv_tx); S(nak_acc_tx); S(nak_op_tx);
 	S(nak_rnr_tx); S(nak_seq_rx); S(nak_inv_rx); S(nak_acc_rx);
+	S(nak_rnr_rx);
 	S(dup_requests); S(out_of_seq); S(retransmits); S(timeouts);
 	S(ack_solicits); S(tx_full); S(tx_no_mbuf); S(arp_rx); S(arp_tx);
 	S(qps_active);
@@ -949,7 +950,7 @@ static const char *stat_names[] = {
 	"rx_drop_no_recv", "nak_seq_tx", "nak_inv_tx", "nak_acc_tx",
 	"nak_op_tx", "dup_requests", "out_of_seq", "nak_rnr_tx",
 	"retransmits", "timeouts", "ack_solicits", "tx_full", "tx_drops",
-	"tx_no_mbuf", "arp_rx", "arp_tx", "nak_seq_rx",
+	"tx_no_mbuf", "arp_rx", "arp_tx", "nak_seq_rx", "nak_rnr_rx",
 	NULL,
 };
 
@@ -2772,36 +2773,39 @@ static void case36(void)
 /*
  * A READ asked for again, then a response of the first stream: the
  * requester posts a 5120-byte READ and a FETCH_ADD with a local ACK
- * timeout of 134 ms; both are sent again, by the timer (after 134 ms,
- * before the next timeout at 268 ms) when `nak` is false, else at once
- * on a PSN sequence NAK for the READ's PSN.  Then we send the READ's
- * third response, as if late from the first stream.  It shows a gap at
- * the PSN just asked for: no third copy of the requests.  Answered, both
- * complete.  @return failed checks.
+ * timeout of 134 ms; both are sent again: by the timer (after 134 ms,
+ * before the next timeout at 268 ms) with `syn` 0, else at once on the
+ * NAK `syn` (a PSN sequence NAK, or an RNR NAK of the shortest wait,
+ * 0.01 ms) for the READ's PSN.  Then we send the READ's third response,
+ * as if late from the first stream.  It shows a gap at the PSN just
+ * asked for: no third copy of the requests.  Answered, both complete.
+ * @return failed checks.
  */
-static int asked_once(uint32_t epsn, bool nak)
+static int asked_once(uint32_t epsn, uint8_t syn)
 {
 	struct vqp q = new_qp_timed(epsn, 15, 7);
 	uint32_t p0 = q.sqpsn;
+	bool rnr = syn != 0 && wire_syn_kind(syn) == WIRE_AETH_RNR_NAK;
+	const char *counter = rnr ? "nak_rnr_rx" : "nak_seq_rx";
 	struct stats s0 = get_stats(), s1;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, false, 5120);
-	if (nak)
-		aeth_to(&q, p0, wire_syn_nak(WIRE_NAK_PSN_SEQ), 0);
+	if (syn != 0)
+		aeth_to(&q, p0, syn, 0);
 	/* the READ again from its first response, then the FETCH_ADD: on
 	 * the NAK well before the 134 ms timer could send them */
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, p0,
 			  WIRE_OP_RC_FETCH_ADD, wire_psn_add(p0, 5),
-			  nak ? 60 : 400);
+			  syn != 0 ? 60 : 400);
 	s1 = get_stats();
-	CHECK(nak || sdiff(&s0, &s1, "timeouts") >= 1, "sent again with no "
-	      "timeout: not the timer's doing");
-	CHECK(!nak || (sdiff(&s0, &s1, "timeouts") == 0 &&
-		       sdiff(&s0, &s1, "nak_seq_rx") == 1), "timeouts +%"
-	      PRIu64 ", sequence NAKs taken in +%" PRIu64 ": expected the "
-	      "NAK's doing, not the timer's", sdiff(&s0, &s1, "timeouts"),
-	      sdiff(&s0, &s1, "nak_seq_rx"));
+	CHECK(syn != 0 || sdiff(&s0, &s1, "timeouts") >= 1, "sent again with "
+	      "no timeout: not the timer's doing");
+	CHECK(syn == 0 || (sdiff(&s0, &s1, "timeouts") == 0 &&
+			   sdiff(&s0, &s1, counter) == 1), "timeouts +%"
+	      PRIu64 ", %s +%" PRIu64 ": expected the NAK's doing, not the "
+	      "timer's", sdiff(&s0, &s1, "timeouts"), counter,
+	      sdiff(&s0, &s1, counter));
 	read5_answer(&q, 2, 0);
 	rx_drain(30);
 	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the late "
@@ -2814,14 +2818,17 @@ static void case37(void)
 {
 	verdict("37 a READ sent again by the timer, then a late response of "
 		"the first stream -> not asked for a third time",
-		asked_once(0x37000, false));
+		asked_once(0x37000, 0));
 }
 
 static void case38(void)
 {
-	verdict("38 a READ sent again on a sequence NAK, then a late response "
-		"of the first stream -> not asked for a third time",
-		asked_once(0x38000, true));
+	int bad = asked_once(0x38000, wire_syn_nak(WIRE_NAK_PSN_SEQ));
+
+	bad += asked_once(0x38800, wire_syn_rnr_nak(1));
+	verdict("38 a READ sent again on a sequence NAK, then on an RNR NAK; "
+		"then a late response of the first stream -> not asked for a "
+		"third time", bad);
 }
 
 /*
