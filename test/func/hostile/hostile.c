@@ -50,13 +50,13 @@
 #define BIG_SIZE (256u << 10)
 #define MR_OFF (96u << 10)
 #define MR_SIZE (64u << 10)
-#define NR_SIZE (128u << 10)
+#define NR_SIZE (256u << 10)
 #define RSLOT 512u                  /* receive slot: buffer + guard */
 #define RLEN 256u                   /* receive buffer */
 #define NRSLOTS (NR_SIZE / RSLOT - 1)   /* last slot: atomic target */
 #define NRECV 2                     /* receives per RC QP */
 #define UD_QKEY 0x11223344u
-#define MAXQP 128
+#define MAXQP 256
 #define MAXLOG 4096
 
 static uint64_t now_ns(void)
@@ -798,7 +798,9 @@ static void v_cmd(char *line)
 	} else if (strcmp(line, "QUIT") == 0) {
 		vsay("OK");
 		vsay("END");
-		printf("victim: quit\n");
+		/* the headroom left: a case that needs more fails */
+		printf("victim: quit (%u of %u QPs, %u of %u receive slots "
+		       "used)\n", nqps, MAXQP, next_slot, NRSLOTS);
 		fflush(stdout);
 		exit(0);
 	} else {
