@@ -190,6 +190,10 @@ struct roce_qp {
 					   * or for room to send */
 	uint8_t nak_syn;
 	uint32_t nak_psn;
+	bool oos_seen;                    /* oos_psn holds: the furthest
+					   * PSN dropped out of sequence, not
+					   * yet passed by epsn */
+	uint32_t oos_psn;
 	bool in_send;                     /* inside a multi-packet SEND */
 	bool in_write;                    /* inside a multi-packet WRITE */
 	uint32_t recv_off;

@@ -138,10 +138,22 @@ static unsigned int owed_out(struct roce_dev *d, struct roce_qp *rq, bool ack)
 	unsigned int n = 0;
 
 	/* a sequence or RNR NAK waiting for room whose PSN has since come
-	 * again and been taken in (the expected PSN moved on): stale, it
-	 * would only send the requester back for nothing */
-	if (rq->nak_owed && !nak_fatal(rq->nak_syn) && rq->nak_psn != rq->epsn)
-		rq->nak_owed = false;
+	 * again and been taken in (the expected PSN moved on) is stale: it
+	 * would only send the requester back for nothing.  Unless packets
+	 * after that PSN were dropped out of sequence and have not come
+	 * again (the one it named came late, not with a go-back-N): then
+	 * it asks from the expected PSN instead, acknowledging all before. */
+	if (rq->nak_owed && !nak_fatal(rq->nak_syn) &&
+	    rq->nak_psn != rq->epsn) {
+		if (rq->oos_seen && wire_psn_cmp(rq->oos_psn, rq->epsn) >= 0) {
+			rq->nak_syn = wire_syn_nak(WIRE_NAK_PSN_SEQ);
+			rq->nak_psn = rq->epsn;
+			rq->nak_seq_sent = true;
+			rq->ack_pending = false;
+		} else {
+			rq->nak_owed = false;
+		}
+	}
 	if (rq->ack_pending && ack &&
 	    send_aeth(d, rq, wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
 		      rq->ack_psn)) {
@@ -211,6 +223,7 @@ void roce_resp_reset(struct roce_qp *rq)
 	rq->epsn = rq->qp->attr.rq_psn;
 	rq->msn = 0;
 	rq->nak_seq_sent = false;
+	rq->oos_seen = false;
 	rq->in_send = false;
 	rq->in_write = false;
 	rq->recv_off = 0;
@@ -610,12 +623,18 @@ static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	uint32_t fl = p->info->flags;
 	int32_t c = wire_psn_cmp(p->psn, rq->epsn);
 
+	if (unlikely(rq->oos_seen) && wire_psn_cmp(rq->oos_psn, rq->epsn) < 0)
+		rq->oos_seen = false;     /* every packet dropped came again */
 	if (c < 0) {
 		rc_duplicate(d, rq, f, p);
 		return;
 	}
 	if (c > 0) {
 		d->st.out_of_seq++;
+		if (!rq->oos_seen || wire_psn_cmp(p->psn, rq->oos_psn) > 0) {
+			rq->oos_seen = true;
+			rq->oos_psn = p->psn;
+		}
 		if (!rq->nak_seq_sent) {
 			rq->nak_seq_sent = true;
 			nak(d, rq, WIRE_NAK_PSN_SEQ, rq->epsn, -1);
