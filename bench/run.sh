@@ -82,14 +82,22 @@ run_pair() {
 		--vdev "$vd_s" >"$OUT/$name.server.log" 2>&1 &
 	SPID=$!
 	sleep "$delay"
+	# in the background, so that on_exit can stop it on a signal (bash
+	# runs the trap without waiting for a foreground command)
 	# shellcheck disable=SC2086
 	timeout 300 $pfx_c "$BIN" "$@" -p $p --json "$peer" \
 		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
-		--vdev "$vd_c" >"$OUT/$name.client.log" 2>"$OUT/$name.client.err"
+		--vdev "$vd_c" >"$OUT/$name.client.log" 2>"$OUT/$name.client.err" &
+	CPID=$!
+	wait "$CPID"
 	rc=$?
-	wait $SPID
+	CPID=
+	# a server that failed fails the run too
+	wait "$SPID" || [ $rc -ne 0 ] || rc=1
 	SPID=
+	# and so does a client that printed no result
+	[ $rc -ne 0 ] || grep -q '"mode":"rdma"' "$OUT/$name.client.log" || rc=1
 	return $rc
 }
 
@@ -129,11 +137,12 @@ run_afp() {
 
 want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
 
-# on any exit (a signal included): stop a server still running (inside a
-# namespace it would keep it alive), then remove the namespaces, also
-# those a set-up that failed half way left
-SPID=
+# on any exit (a signal included): stop a client and a server still
+# running (inside a namespace they would keep it alive), then remove the
+# namespaces, also those a set-up that failed half way left
+SPID= CPID=
 on_exit() {
+	[ -n "$CPID" ] && kill "$CPID" 2>/dev/null && wait "$CPID" 2>/dev/null
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
 	[ $AFP = 1 ] && [ "$(id -u)" = 0 ] && afp_teardown
 }

@@ -383,8 +383,9 @@ static double bw_unit(double mbs)
 static void bw_print(const struct bw_res *r, bool raw)
 {
 	if (o.json) {
-		/* the RDMA line says how it posted (-l), the raw line
-		 * how many frames each transmit burst held */
+		/* the RDMA line says how it posted (-l); the client's raw
+		 * line the frames it handed to each transmit call at most
+		 * (--raw-burst) and the most one call took */
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
 		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f", o.test,
@@ -1618,8 +1619,9 @@ static void usage(void)
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
 "      --raw-burst N     bw tests with --raw or --raw-compare: frames\n"
-"                        per raw transmit burst (1..32, default 32; the\n"
-"                        client sends the stream, the server ignores it)\n"
+"                        per raw transmit burst (1..32, default 32;\n"
+"                        the client sends the stream, the server only\n"
+"                        checks the value)\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");

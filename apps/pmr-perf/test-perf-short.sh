@@ -40,7 +40,7 @@ run() {
 	for m in "${modes[@]}"; do
 		if ! grep -q "\"mode\":\"$m\"" "$out" ||
 		   grep "\"mode\":\"$m\"" "$out" |
-		   grep -q -E '"(t_typical|bw_avg)":(0\.0+|-)[,}]'; then
+		   grep -q -E '"(t_typical|bw_avg)":(-|n|0\.0+[,}])'; then
 			bad=1
 		fi
 	done

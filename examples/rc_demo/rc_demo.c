@@ -424,6 +424,8 @@ int main(int argc, char **argv)
 		free(lat);
 		xfer(fd, &o, sizeof(o), true);
 		printf("rc_demo: %s\n", ok ? "all results checked" : "FAILED");
+		if (!ok)
+			print_counters();
 		return ok ? 0 : 1;
 	}
 	/* SEND / RECV ping-pong */
@@ -454,5 +456,7 @@ int main(int argc, char **argv)
 	}
 	xfer(fd, &o, sizeof(o), true);
 	printf("rc_demo: %s\n", ok ? "all results checked" : "FAILED");
+	if (!ok)
+		print_counters();
 	return ok ? 0 : 1;
 }
