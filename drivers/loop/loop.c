@@ -601,6 +601,12 @@ static int loop_qp_create(struct pmr_qp_obj *qp)
 	return qp->priv ? 0 : -ENOMEM;
 }
 
+static size_t loop_qp_mem(const struct pmr_qp_obj *qp)
+{
+	(void)qp;
+	return sizeof(struct loop_qp);
+}
+
 static void loop_qp_destroy(struct pmr_qp_obj *qp)
 {
 	free(qp->priv);
@@ -731,6 +737,7 @@ static const struct pmr_driver loop_driver = {
 	.qp_create = loop_qp_create,
 	.qp_modify = loop_qp_modify,
 	.qp_destroy = loop_qp_destroy,
+	.qp_mem = loop_qp_mem,
 	.progress = loop_progress,
 };
 

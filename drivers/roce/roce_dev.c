@@ -713,6 +713,12 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	return 0;
 }
 
+static size_t roce_qp_mem(const struct pmr_qp_obj *qp)
+{
+	return sizeof(struct roce_qp) +
+	       (size_t)qp->sq.size * sizeof(struct roce_swqe_st);
+}
+
 static void roce_qp_destroy(struct pmr_qp_obj *qp)
 {
 	struct roce_qp *rq = qp->priv;
@@ -818,6 +824,7 @@ static const struct pmr_driver roce_driver = {
 	.qp_create = roce_qp_create,
 	.qp_modify = roce_qp_modify,
 	.qp_destroy = roce_qp_destroy,
+	.qp_mem = roce_qp_mem,
 	.ah_create = roce_ah_create,
 	.progress = roce_progress,
 	.post_kick = roce_post_kick,

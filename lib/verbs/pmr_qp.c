@@ -1004,6 +1004,31 @@ PMR_EXPORT int pmr_query_qp(struct pmr_qp *pqp, struct pmr_qp_attr *attr,
 	return 0;
 }
 
+PMR_EXPORT int pmr_query_qp_mem(struct pmr_qp *pqp, struct pmr_qp_mem *mem)
+{
+	const struct pmr_driver *drv;
+	struct pmr_qp_obj *qp;
+
+	if (pqp == NULL || mem == NULL)
+		return EINVAL;
+	qp = pmr_qp_obj(pqp);
+	drv = qp->ctx->dev->drv;
+	memset(mem, 0, sizeof(*mem));
+	/* the sizes are fixed at creation: no lock needed */
+	mem->object = sizeof(*qp);
+	mem->sq_slots = qp->sq.size;
+	mem->sq_slot = qp->sq.slot_size;
+	mem->sq = (size_t)qp->sq.size * qp->sq.slot_size;
+	if (qp->rq.buf != NULL) {
+		mem->rq_slots = qp->rq.size;
+		mem->rq_slot = qp->rq.slot_size;
+		mem->rq = (size_t)qp->rq.size * qp->rq.slot_size;
+	}
+	mem->device = drv->qp_mem ? drv->qp_mem(qp) : 0;
+	mem->total = mem->object + mem->sq + mem->rq + mem->device;
+	return 0;
+}
+
 /* ---- posting ------------------------------------------------------------ */
 
 static int sq_check(struct pmr_qp_obj *qp, const struct pmr_send_wr *wr)

@@ -911,6 +911,35 @@ int pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr, int attr_mask);
 int pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr, int attr_mask,
 		 struct pmr_qp_init_attr *init_attr);
 
+/**
+ * The memory a QP holds, in bytes asked of the C allocator (each of its
+ * four or five allocations also costs the allocator's own header and, for
+ * the 64-byte aligned ones, alignment slack).  All of it is allocated by
+ * pmr_create_qp() and freed by pmr_destroy_qp(): traffic, retries and
+ * state changes allocate nothing per QP, so this is the QP's whole cost
+ * for its life (packet buffers come from the device's pool, shared by
+ * all its QPs).  The formula is in doc/guides/verbs.rst.
+ */
+struct pmr_qp_mem {
+	size_t total;       /**< object + sq + rq + device */
+	size_t object;      /**< the verbs layer's QP object */
+	size_t sq;          /**< send queue: sq_slots x sq_slot */
+	size_t rq;          /**< receive queue: rq_slots x rq_slot; 0 with
+			     *   an SRQ */
+	size_t device;      /**< the device's state for the QP */
+	uint32_t sq_slots;  /**< max_send_wr granted: a power of two */
+	uint32_t sq_slot;   /**< bytes per send WQE slot, a multiple of 64 */
+	uint32_t rq_slots;  /**< max_recv_wr granted (0 with an SRQ) */
+	uint32_t rq_slot;   /**< bytes per receive WQE slot (0 with an SRQ) */
+};
+
+/**
+ * Report the memory @p qp holds (see struct pmr_qp_mem).
+ * @return 0, or EINVAL if @p qp or @p mem is NULL (then nothing is
+ *         written).
+ */
+int pmr_query_qp_mem(struct pmr_qp *qp, struct pmr_qp_mem *mem);
+
 /** @return 0, or EBUSY while async events on the QP are not acked. */
 int pmr_destroy_qp(struct pmr_qp *qp);
 
