@@ -106,10 +106,22 @@ def main(path):
         if c in summ:
             s = summ[c]
             check(c, s["mpps"] >= 15, f"{s['mpps']:.3f} M msg/s (>= 15)")
+    # the memory half of the 1024-QP target: what pmr_query_qp_mem
+    # reported (pmr-perf's "qp_mem" line), the same in every run
     for many, one in (("send_lat_64_q1024", "send_lat_64"), ("write_lat_64_q1024", "write_lat_64")):
         if many in summ and one in summ:
             x = summ[many]["typ"] / summ[one]["typ"]
-            check(many, x <= 1.5, f"t_typical x{x:.2f} of one QP (<= 1.5)")
+            mem = [v["qp_mem"] for v in runs[many].values() if "qp_mem" in v]
+            if mem:
+                m = mem[0]
+                same = all(v["total"] == m["total"] for v in mem)
+                memtext = (f"; QP memory reported: {m['qps']} QPs {m['total'] / 2**20:.2f} MiB, "
+                           f"{m['per_qp_max']} bytes a QP" +
+                           ("" if same else " (NOT the same in every run)"))
+            else:
+                same, memtext = False, "; QP memory NOT reported"
+            check(many, x <= 1.5 and same,
+                  f"t_typical x{x:.2f} of one QP (<= 1.5){memtext}")
     if "afp_send_lat_64" in summ:
         s = summ["afp_send_lat_64"]
         check("afp_send_lat_64", s["ratio"] <= 1.1, f"t_typical x{s['ratio']:.2f} raw af_packet (<= 1.1)")

@@ -995,6 +995,45 @@ static void qps_create(void)
 	}
 }
 
+/* The memory the QPs hold, as the library reports it (pmr_query_qp_mem;
+ * the formula is in doc/guides/verbs.rst).  The CQs, sized by the test
+ * for all the QPs, and the registered buffer are the test's own. */
+static void qps_mem_print(void)
+{
+	struct pmr_qp_mem m, big;
+	size_t total = 0;
+
+	memset(&big, 0, sizeof(big));
+	for (int i = 0; i < o.nqp; i++) {
+		int ret = pmr_query_qp_mem(qps[i].qp, &m);
+
+		if (ret)
+			die("pmr_query_qp_mem: %s", strerror(ret));
+		total += m.total;
+		if (m.total > big.total)
+			big = m;
+	}
+	if (o.json) {
+		printf("{\"test\":\"%s\",\"mode\":\"qp_mem\",\"qps\":%d,"
+		       "\"total\":%zu,\"per_qp_max\":%zu,\"object\":%zu,"
+		       "\"sq\":%zu,\"rq\":%zu,\"device\":%zu,"
+		       "\"sq_slots\":%u,\"sq_slot\":%u,\"rq_slots\":%u,"
+		       "\"rq_slot\":%u}\n", o.test, o.nqp, total, big.total,
+		       big.object, big.sq, big.rq, big.device, big.sq_slots,
+		       big.sq_slot, big.rq_slots, big.rq_slot);
+		return;
+	}
+	if (o.nqp > 1)
+		printf(" QP memory: %d QPs, %zu bytes (%.2f MiB); the largest:",
+		       o.nqp, total, (double)total / (1 << 20));
+	else
+		printf(" QP memory:");
+	printf(" %zu bytes = object %zu + send queue %u x %u + receive "
+	       "queue %u x %u + device %zu\n", big.total, big.object,
+	       big.sq_slots, big.sq_slot, big.rq_slots, big.rq_slot,
+	       big.device);
+}
+
 static void qps_exchange(void)
 {
 	union pmr_gid gid;
@@ -1614,7 +1653,8 @@ static void usage(void)
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
 "      --report_gbits    bandwidth in Gb/s\n"
 "      --progress M      inline (default), service or manual\n"
-"      --json            one JSON object per result\n"
+"      --json            one JSON object per result (the client ends with\n"
+"                        the memory its QPs hold: \"mode\":\"qp_mem\")\n"
 "      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
@@ -1966,6 +2006,8 @@ int main(int argc, char **argv)
 	/* keep answering a little so the peer's last ACKs get through */
 	for (int i = 0; i < 100000; i++)
 		drive();
+	if (!server)
+		qps_mem_print();
 	if (!server && !o.json) {
 		struct pmr_roce_port_stats st;
 
