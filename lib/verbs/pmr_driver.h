@@ -436,8 +436,9 @@ struct pmr_driver {
 	 *  the doorbell and runs progress. */
 	int (*post_kick)(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			 unsigned int budget);
-	/** Optional: the bytes the device allocated for qp (its share of
-	 *  struct pmr_qp_mem); without it the device counts 0. */
+	/** Optional: the bytes the device allocated for qp in qp_create
+	 *  (its share of struct pmr_qp_mem); without it the device counts
+	 *  0.  Called without a lock: read only what creation fixed. */
 	size_t (*qp_mem)(const struct pmr_qp_obj *qp);
 	/** Optional: true when the engine still references the MR. */
 	bool (*mr_busy)(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr);
