@@ -913,8 +913,8 @@ int pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr, int attr_mask,
 
 /**
  * The memory a QP holds, in bytes asked of the C allocator (each of its
- * four or five allocations also costs the allocator's own header and, for
- * the 64-byte aligned ones, alignment slack).  All of it is allocated by
+ * three to five allocations also costs the allocator's own header and,
+ * for the 64-byte aligned ones, alignment slack).  All of it is allocated by
  * pmr_create_qp() and freed by pmr_destroy_qp(): traffic, retries and
  * state changes allocate nothing per QP, so this is the QP's whole cost
  * for its life (packet buffers come from the device's pool, shared by
