@@ -9,7 +9,9 @@
  *    they report and by at most the allocator's overhead more (48 bytes
  *    an allocation), and destroying them gives all of it back;
  *  - traffic allocates nothing: the heap is the same before and after
- *    rounds of SEND, WRITE and READ between two QPs of the device.
+ *    rounds of SEND, WRITE and READ between two QPs of the device, and
+ *    around SENDs to a peer that does not exist (timeouts, retries, the
+ *    retry error, a flush, ERR, back to RESET).
  * Runs on the first device: the loopback device in the fast suite, a RoCE
  * device on a net_ring port that receives its own frames in the func
  * suite (qp_mem_roce.sh).  glibc's per-thread cache must be off
@@ -273,6 +275,60 @@ static void check_traffic(void)
 	free(buf);
 }
 
+/* A QP whose peer does not exist: its SENDs time out, are sent again,
+ * end in RETRY_EXC_ERR and flush the rest, and the QP moves to ERR and
+ * back to RESET; the heap stays as it was. */
+static void check_unanswered(struct pmr_cq *cq)
+{
+	struct vt_opts o = vt_opts_default();
+	uint8_t buf[64] = { 0 };
+	struct pmr_mr *mr = vt_mr(v.pd, buf, sizeof(buf), 0);
+	struct pmr_qp *qp = vt_qp(v.pd, PMR_QPT_RC, cq, cq, 4, 1);
+	struct pmr_sge sg = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+	struct pmr_send_wr w[2] = {
+		vt_swr(20, PMR_WR_SEND, &sg, 1, 0),
+		vt_swr(21, PMR_WR_SEND, &sg, 1, 0),
+	};
+	struct pmr_roce_port_stats st0, st1;
+	struct pmr_qp_attr a;
+	struct pmr_wc wc;
+	size_t before, after;
+
+	o.timeout = 8;          /* about 1 ms */
+	o.retry_cnt = 2;
+	/* the QP number after the last one made: nobody has it */
+	vt_connect(&v, qp, qp->qp_num + 1, &o);
+	before = heap_in_use();
+	if (roce)
+		CHECK_EQ(pmr_roce_port_stats(v.dev, &st0), 0);
+	CHECK_EQ(vt_post_send1(qp, &w[0]), 0);
+	CHECK_EQ(vt_post_send1(qp, &w[1]), 0);
+	vt_poll1(cq, &wc);
+	CHECK_EQ(wc.wr_id, 20);
+	CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+	vt_poll1(cq, &wc);
+	CHECK_EQ(wc.wr_id, 21);
+	CHECK_WC(wc, PMR_WC_WR_FLUSH_ERR);
+	CHECK_EQ(vt_state(qp), PMR_QPS_ERR);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = PMR_QPS_RESET;
+	CHECK_EQ(pmr_modify_qp(qp, &a, PMR_QP_STATE), 0);
+	after = heap_in_use();
+	printf("unanswered: retries, error, flush, reset; heap in use %zu "
+	       "before, %zu after\n", before, after);
+	EXPECT_EQ(after, before);
+	if (roce) {
+		/* three tries, each dropped by this device for its unknown
+		 * QP and timed out */
+		CHECK_EQ(pmr_roce_port_stats(v.dev, &st1), 0);
+		EXPECT_EQ(st1.timeouts - st0.timeouts, 3);
+		EXPECT(st1.rx_drop_unknown_qp - st0.rx_drop_unknown_qp >= 3);
+	}
+	vt_async_drain(&v);
+	CHECK_EQ(pmr_destroy_qp(qp), 0);
+	CHECK_EQ(pmr_dereg_mr(mr), 0);
+}
+
 int main(void)
 {
 	static const struct shape shapes[] = {
@@ -308,6 +364,7 @@ int main(void)
 		check_shape(&shapes[i], cq, srq);
 	check_heap(cq);
 	check_traffic();
+	check_unanswered(cq);
 	CHECK_EQ(pmr_destroy_srq(srq), 0);
 	CHECK_EQ(pmr_destroy_cq(cq), 0);
 	vt_close(&v);
