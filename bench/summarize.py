@@ -117,14 +117,14 @@ def main(path):
             mem = [v["qp_mem"] for v in withrdma if "qp_mem" in v]
             if mem and len(mem) == len(withrdma):
                 m = mem[0]
-                same = all(v["total"] == m["total"] and v["qps"] == 1024 for v in mem)
+                mem_ok = all(v["total"] == m["total"] and v["qps"] == 1024 for v in mem)
                 memtext = (f"; QP memory reported: {m['qps']} QPs {m['total'] / 2**20:.2f} MiB, "
                            f"{m['per_qp_max']} bytes a QP" +
-                           ("" if same else " (NOT 1024 QPs of the same size in every run)"))
+                           ("" if mem_ok else " (NOT 1024 QPs of the same size in every run)"))
             else:
-                same = False
+                mem_ok = False
                 memtext = f"; QP memory NOT reported (in {len(mem)} of {len(withrdma)} runs)"
-            check(many, x <= 1.5 and same,
+            check(many, x <= 1.5 and mem_ok,
                   f"t_typical x{x:.2f} of one QP (<= 1.5){memtext}")
     if "afp_send_lat_64" in summ:
         s = summ["afp_send_lat_64"]

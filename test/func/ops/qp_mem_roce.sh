@@ -13,7 +13,6 @@ builddir=${2:-build}
 . "$(dirname "$0")/common.sh"
 
 mac=02:00:00:00:98:01
-# shellcheck disable=SC2046
 env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 \
 	PMR_EAL_ARGS="$(eal_mem_args "$builddir" qpmem) -l 0 --vdev net_ring0" \
 	PMR_DEVICES="roce:port=0,ipv4=10.98.0.1,mac=$mac,neigh=10.98.0.1/$mac" \
