@@ -2252,6 +2252,21 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first,
  * milliseconds), and completes nothing before they are answered.
  * @return failed checks.
  */
+/* The control of a case that expects requests sent again on something it
+ * sends: for ms, with nothing sent to q, the victim sends no request
+ * beyond the `want` it sent, so neither its timer nor anything else but
+ * what the case sends next asks again.  @return failed checks. */
+static int quiet_for(const struct vqp *q, unsigned int want, unsigned int ms)
+{
+	unsigned int k = requests_until(q->dqpn, want + 1, ms);
+	int bad = 0;
+
+	CHECK(k == want, "%u requests in %u ms with nothing answered, "
+	      "expected the %u first sent: something other than the case's "
+	      "next frame sends again", k, ms, want);
+	return bad;
+}
+
 static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
 		      uint8_t op2, uint32_t psn2, unsigned int ms)
 {
@@ -2289,6 +2304,8 @@ static void case17(void)
 
 	bad += read_atomic_posted(&q, false, 2048);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, p0, 0, 1024);
+	/* the READ's last response still awaited: nothing sent again */
+	bad += quiet_for(&q, 2, 50);
 	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(p0, 2), 2, 0);
 	/* the READ again from its second response, then the FETCH_ADD */
 	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, wire_psn_add(p0, 1),
@@ -2315,11 +2332,14 @@ static void case17(void)
  */
 static void case20(void)
 {
-	struct vqp q = new_qp(0x20000);
+	struct vqp q = new_qp_timed(0x20000, 18, 7);   /* no timer in the way */
 	uint32_t p0 = q.sqpsn;
+	struct stats s0 = get_stats(), s1;
 	int bad = 0;
 
 	bad += read_atomic_posted(&q, true, 2048);
+	/* unanswered, nothing is sent again */
+	bad += quiet_for(&q, 2, 50);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_FIRST, wire_psn_add(p0, 1), 1,
 	       1024);
 	/* the FETCH_ADD again, then the READ */
@@ -2330,6 +2350,10 @@ static void case20(void)
 	       1024);
 	answer(&q, WIRE_OP_RC_READ_RESPONSE_LAST, wire_psn_add(p0, 2), 2, 1024);
 	bad += read_atomic_done(&q, true, 2048);
+	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "timeouts") == 0, "timeouts +%" PRIu64 ": the "
+	      "requests may have been sent again by the timer, not the "
+	      "response", sdiff(&s0, &s1, "timeouts"));
 	verdict("20 requester: a READ response ahead of the atomic ACK before "
 		"it -> the FETCH_ADD sent again, the response dropped, both "
 		"complete", bad);
