@@ -1729,20 +1729,26 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
 #define TWO_READS (2 * (MR_SIZE / 1024))
 #define RESP_SLOTS 16       /* the responder's READ and atomic slots */
 
+/* A READ request to QP q at psn for len bytes at va with rkey. */
+static void read_at(const struct vqp *q, uint32_t psn, uint64_t va,
+		    uint32_t rkey, uint32_t len)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, psn);
+	b.va = va;
+	b.rkey = rkey;
+	b.dma_len = len;
+	send_pkt(&b, 0, 0, false);
+}
+
 /* n READs of the whole MR to QP q from PSN psn on (MR_SIZE / 1024
  * responses each). */
 static void reads(const struct vqp *q, uint32_t psn, uint32_t n)
 {
-	struct wire_build b;
-
-	for (uint32_t i = 0; i < n; i++) {
-		build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn,
-			   wire_psn_add(psn, i * (TWO_READS / 2)));
-		b.va = mr_va;
-		b.rkey = mr_rkey;
-		b.dma_len = MR_SIZE;
-		send_pkt(&b, 0, 0, false);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		read_at(q, wire_psn_add(psn, i * (TWO_READS / 2)), mr_va,
+			mr_rkey, MR_SIZE);
 }
 
 static void two_reads(const struct vqp *q, uint32_t psn)
@@ -2100,13 +2106,7 @@ static void case26(void)
 /* A one-packet (64-byte) READ to QP q at psn. */
 static void small_read(const struct vqp *q, uint32_t psn)
 {
-	struct wire_build b;
-
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, psn);
-	b.va = mr_va;
-	b.rkey = mr_rkey;
-	b.dma_len = 64;
-	send_pkt(&b, 0, 0, false);
+	read_at(q, psn, mr_va, mr_rkey, 64);
 }
 
 static void case27(void)
@@ -2735,59 +2735,71 @@ static void case35(void)
 }
 
 /*
- * UD SENDs with the transmit ring full: three QPs' READs fill it while we
- * read nothing for 150 ms, and the victim's UD QP posts 16 signaled
- * SENDs to us.  A UD send completes once its frame is built, so none may
- * complete before it can be built, and none may be lost: the 16 come,
- * once each, in PSN order, and the 16 completions are successful.
+ * SENDs of a UD or UC QP with the transmit ring full: three QPs' READs
+ * fill it (from PSN base on) while we read nothing for 150 ms, and the
+ * victim's QP qpn posts 16 signaled 64-byte SENDs to our QP dqpn (the
+ * victim's command `post`; wr_ids wr0 on).  Such a send completes once
+ * its frame is built, so none may complete before it can be built, and
+ * none may be lost: the 16 come, once each, as opcode op in PSN order
+ * (from psn0, or from the first one's PSN when psn0 is -1), and the 16
+ * completions are successful, in order.  @return failed checks.
  */
-static void case36(void)
+static int sends_past_full_ring(uint32_t base, const char *post,
+				uint32_t qpn, uint32_t dqpn, uint8_t op,
+				int64_t psn0, uint64_t wr0)
 {
 	struct vqp q[FULL_QPS];
-	uint32_t dq = 0x5A5A5;
 	struct stats s0 = get_stats();
-	struct wcrec w[32];
-	unsigned int k = 0, ok = 0, nw;
-	uint32_t psn0 = 0;
+	struct wcrec w[64];
+	unsigned int k = 0, ok = 0, nw0, nw;
 	int bad = 0;
 
-	nw = wcs_of(ud_qpn, w, 32);
-	full_reads(q, FULL_QPS, 0x3c000);
+	nw0 = wcs_of(qpn, w, 64);       /* (an earlier case's receives) */
+	full_reads(q, FULL_QPS, base);
 	bad += ring_full_since(&s0);
-	CHECK(strcmp(ctl("UDSEND 16 %u", dq), "OK") == 0, "UDSEND failed");
+	CHECK(strcmp(ctl("%s", post), "OK") == 0, "%s failed", post);
 	usleep(150000);
-	k = wcs_of(ud_qpn, w, 32);
-	CHECK(k == nw, "%u UD completions while the ring was full, expected "
-	      "none", k - nw);
+	nw = wcs_of(qpn, w, 64);
+	CHECK(nw == nw0, "%u completions while the ring was full, expected "
+	      "none", nw - nw0);
 	k = 0;
 	full_reads_wait(q, FULL_QPS, 1000);
-	requests_until(dq, 16, 1000);
+	requests_until(dqpn, 16, 1000);
 	rx_drain(50);
 	for (unsigned int i = 0; i < nans; i++) {
-		if (ans[i].dqpn != dq)
+		if (ans[i].dqpn != dqpn)
 			continue;
-		if (k == 0)
+		if (k == 0 && psn0 < 0)
 			psn0 = ans[i].psn;
-		ok += ans[i].opcode == WIRE_OP_UD_SEND_ONLY &&
-		      ans[i].psn == wire_psn_add(psn0, k) && ans[i].plen == 64;
+		ok += ans[i].opcode == op &&
+		      ans[i].psn == wire_psn_add((uint32_t)psn0, k) &&
+		      ans[i].plen == 64;
 		k++;
 	}
-	CHECK(k == 16 && ok == 16, "%u UD SENDs, %u as expected: 16 once "
-	      "each, in order", k, ok);
+	CHECK(k == 16 && ok == 16, "%u SENDs, %u as expected: 16 once each, "
+	      "in order", k, ok);
 	bad += full_reads_in_order(q, FULL_QPS);
-	nw = wcs_of(ud_qpn, w, 32);
+	nw = wcs_of(qpn, w, 64);
 	k = ok = 0;
-	for (unsigned int i = 0; i < nw; i++) {
-		if (w[i].opcode != PMR_WC_SEND)
-			continue;   /* an earlier case's receives */
-		ok += w[i].status == PMR_WC_SUCCESS && w[i].wr_id == 7200 + k;
-		k++;
-	}
-	CHECK(k == 16 && ok == 16, "%u UD send completions, %u successful in "
+	for (unsigned int i = nw0; i < nw; i++, k++)
+		ok += w[i].opcode == PMR_WC_SEND &&
+		      w[i].status == PMR_WC_SUCCESS && w[i].wr_id == wr0 + k;
+	CHECK(k == 16 && ok == 16, "%u completions, %u successful SENDs in "
 	      "order, expected 16", k, ok);
 	bad += no_id_gaps();
+	return bad;
+}
+
+static void case36(void)
+{
+	uint32_t dq = 0x5A5A5;
+	char post[64];
+
+	snprintf(post, sizeof(post), "UDSEND 16 %u", dq);
 	verdict("36 UD SENDs with the transmit ring full -> each sent once, "
-		"then completed", bad);
+		"then completed",
+		sends_past_full_ring(0x3c000, post, ud_qpn, dq,
+				     WIRE_OP_UD_SEND_ONLY, -1, 7200));
 }
 
 /*
@@ -3126,54 +3138,18 @@ static void case43(void)
 		"drained, no timeout", bad);
 }
 
-/*
- * UC SENDs with the transmit ring full, as UD in case 36: three QPs'
- * READs fill the ring while we read nothing for 150 ms, and a UC QP
- * posts 16 signaled SENDs.  A UC send completes once its frame is built,
- * so none may complete while the ring is full; then the 16 come, once
- * each, in PSN order, and complete successfully.
- */
+/* UC SENDs with the transmit ring full, as UD in case 36; the QP stays
+ * in RTS. */
 static void case40(void)
 {
-	struct vqp q[FULL_QPS], u;
-	struct stats s0;
-	struct wcrec w[32];
-	unsigned int k = 0, ok = 0, nw;
-	int bad = 0;
+	struct vqp u = new_vqp(true, 0x40800, 0, 0, 2);
+	char post[64];
+	int bad;
 
-	u = new_vqp(true, 0x40800, 0, 0, 2);
-	s0 = get_stats();
-	full_reads(q, FULL_QPS, 0x40000);
-	bad += ring_full_since(&s0);
-	CHECK(strcmp(ctl("POST %u 16 ffff", u.qpn), "OK") == 0,
-	      "POST 16 failed");
-	usleep(150000);
-	nw = wcs_of(u.qpn, w, 32);
-	CHECK(nw == 0, "%u UC completions while the ring was full, expected "
-	      "none", nw);
-	full_reads_wait(q, FULL_QPS, 1000);
-	requests_until(u.dqpn, 16, 1000);
-	rx_drain(50);
-	for (unsigned int i = 0; i < nans; i++) {
-		if (ans[i].dqpn != u.dqpn)
-			continue;
-		ok += ans[i].opcode == WIRE_OP_UC_SEND_ONLY &&
-		      ans[i].psn == wire_psn_add(u.sqpsn, k) &&
-		      ans[i].plen == 64;
-		k++;
-	}
-	CHECK(k == 16 && ok == 16, "%u UC SENDs, %u as expected: 16 once "
-	      "each, in order", k, ok);
-	bad += full_reads_in_order(q, FULL_QPS);
-	nw = wcs_of(u.qpn, w, 32);
-	k = ok = 0;
-	for (unsigned int i = 0; i < nw; i++, k++)
-		ok += w[i].opcode == PMR_WC_SEND &&
-		      w[i].status == PMR_WC_SUCCESS && w[i].wr_id == 7000 + k;
-	CHECK(k == 16 && ok == 16, "%u UC completions, %u successful SENDs "
-	      "in order, expected 16", k, ok);
+	snprintf(post, sizeof(post), "POST %u 16 ffff", u.qpn);
+	bad = sends_past_full_ring(0x40000, post, u.qpn, u.dqpn,
+				   WIRE_OP_UC_SEND_ONLY, u.sqpsn, 7000);
 	CHECK(qp_state_of(u.qpn) == ST_RTS, "UC QP not in RTS");
-	bad += no_id_gaps();
 	verdict("40 UC SENDs with the transmit ring full -> each sent once, "
 		"then completed", bad);
 }
@@ -3278,19 +3254,6 @@ static void case15(void)
 		expect_fatal(&q, 0x62, q.epsn, PMR_EVENT_QP_ACCESS_ERR, -1));
 }
 
-/* A READ request for len bytes at va with rkey, at q's expected PSN. */
-static void read_req(const struct vqp *q, uint64_t va, uint32_t rkey,
-		     uint32_t len)
-{
-	struct wire_build b;
-
-	build_base(&b, WIRE_OP_RC_READ_REQUEST, q->qpn, q->epsn);
-	b.va = va;
-	b.rkey = rkey;
-	b.dma_len = len;
-	send_pkt(&b, 0, 0, false);
-}
-
 /*
  * A fresh scratch MR nothing else uses (an earlier case's may still be
  * registered: it goes first, and must go, or an EBUSY after would not be
@@ -3308,7 +3271,7 @@ static void scratch_read(const struct vqp *q)
 	if (sscanf(ctl("SCRATCH"), "OK %" SCNu64 " %u", &va, &rkey) != 2)
 		die("SCRATCH failed");
 	hold();
-	read_req(q, va, rkey, SCRATCH_SIZE);
+	read_at(q, q->epsn, va, rkey, SCRATCH_SIZE);
 }
 
 /*
@@ -3624,7 +3587,7 @@ static void case3(void)
 		char name[96];
 		int bad;
 
-		read_req(&q, t[i].va, mr_rkey, t[i].len);
+		read_at(&q, q.epsn, t[i].va, mr_rkey, t[i].len);
 		bad = expect_fatal(&q, t[i].syn, q.epsn, t[i].ev, -1);
 		for (unsigned int k = 0; k < nans; k++)
 			if (ans[k].dqpn == q.dqpn && ans[k].plen) {
