@@ -2246,12 +2246,6 @@ static int read_atomic_done(const struct vqp *q, bool atomic_first,
 	return bad;
 }
 
-/*
- * After a lost answer: the requester sends two requests again, (op1, psn1)
- * then (op2, psn2) (the third and fourth it sent to QP q, within ms
- * milliseconds), and completes nothing before they are answered.
- * @return failed checks.
- */
 /* The control of a case that expects requests sent again on something it
  * sends: for ms, with nothing sent to q, the victim sends no request
  * beyond the `want` it sent, so neither its timer nor anything else but
@@ -2267,6 +2261,12 @@ static int quiet_for(const struct vqp *q, unsigned int want, unsigned int ms)
 	return bad;
 }
 
+/*
+ * After a lost answer: the requester sends two requests again, (op1, psn1)
+ * then (op2, psn2) (the third and fourth it sent to QP q, within ms
+ * milliseconds), and completes nothing before they are answered.
+ * @return failed checks.
+ */
 static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
 		      uint8_t op2, uint32_t psn2, unsigned int ms)
 {
@@ -2293,7 +2293,8 @@ static int sent_again(const struct vqp *q, uint8_t op1, uint32_t psn1,
  * a later PSN, says that response was lost: the requester asks for the
  * rest of the READ again (and sends the FETCH_ADD again behind it,
  * go-back-N) instead of failing the READ with BAD_RESP_ERR; answered,
- * both complete.
+ * both complete.  Before the atomic ACK, 50 ms with the READ's first
+ * response alone bring nothing again: the gap asks, not the timer.
  */
 static void case17(void)
 {
@@ -2328,7 +2329,8 @@ static void case17(void)
  * lost: the requester sends the FETCH_ADD again (and the READ behind it)
  * and drops the response, meant for a WR after the one it is waiting for,
  * instead of failing the FETCH_ADD with BAD_RESP_ERR; answered, both
- * complete.
+ * complete.  Before that response, 50 ms unanswered bring nothing again:
+ * the response asks, not the timer.
  */
 static void case20(void)
 {
