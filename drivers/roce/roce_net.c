@@ -447,7 +447,7 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
  * is then written by roce_tx_frame() with that template.  The peer's MAC
  * is looked up (and asked for) until known, by the requester or the
  * responder, whichever sends first.  @return false while it is not known
- * (rq->resolving).
+ * (the requester then waits for it, rq->resolving; an answer is dropped).
  */
 bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b)
@@ -456,8 +456,7 @@ bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 	const struct pmr_ah_attr *ah = &qp->attr.ah_attr;
 
 	if (!rq->dmac_valid) {
-		rq->resolving = !roce_resolve(d, ah->grh.dgid.raw, rq->dmac);
-		if (rq->resolving)
+		if (!roce_resolve(d, ah->grh.dgid.raw, rq->dmac))
 			return false;
 		rq->dmac_valid = true;
 	}

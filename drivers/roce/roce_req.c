@@ -294,8 +294,10 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		b.tclass = w->ah->attr.grh.traffic_class;
 		b.dqpn = w->remote_qpn;
 		b.ip_id = d->ip_id++;
-	} else if (!roce_conn_begin(d, rq, &b)) {
-		return 0;
+	} else {
+		rq->resolving = !roce_conn_begin(d, rq, &b);
+		if (rq->resolving)
+			return 0;
 	}
 	b.psn = rq->req_psn;
 	b.imm = rte_be_to_cpu_32(w->imm_data);

@@ -18,15 +18,8 @@
 static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
 			struct wire_build *b, uint8_t opcode, uint32_t psn)
 {
-	bool resolving = rq->resolving;
-
-	if (!roce_conn_begin(d, rq, b)) {
-		/* rq->resolving is the requester's wait (it keeps the QP
-		 * active and its ACK timer running): an answer that finds
-		 * no neighbour does not start one */
-		rq->resolving = resolving;
+	if (!roce_conn_begin(d, rq, b))
 		return false;
-	}
 	b->opcode = opcode;
 	b->psn = psn;
 	b->msn = rq->msn;
