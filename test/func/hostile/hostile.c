@@ -2425,18 +2425,27 @@ static void case30(void)
 		"the rest asked for once, both complete", bad);
 }
 
+/* Wait (up to a second) until the victim's counter `name` has moved
+ * since s0.  @return the counters then. */
+static struct stats stat_moved(const struct stats *s0, const char *name)
+{
+	uint64_t end = now_ns() + 1000000000ull;
+	struct stats s1;
+
+	do {
+		usleep(2000);
+		s1 = get_stats();
+	} while (sdiff(s0, &s1, name) == 0 && now_ns() < end);
+	return s1;
+}
+
 /* Wait (up to a second) until the victim has put a frame off for a full
  * transmit ring since s0.  @return failed checks. */
 static int ring_full_since(const struct stats *s0)
 {
-	uint64_t end = now_ns() + 1000000000ull;
-	struct stats s1;
+	struct stats s1 = stat_moved(s0, "tx_full");
 	int bad = 0;
 
-	do {
-		usleep(5000);
-		s1 = get_stats();
-	} while (sdiff(s0, &s1, "tx_full") == 0 && now_ns() < end);
 	CHECK(sdiff(s0, &s1, "tx_full") > 0, "the transmit ring never "
 	      "filled: the case would test nothing");
 	return bad;
@@ -2764,7 +2773,6 @@ static int sends_past_full_ring(uint32_t base, const char *post,
 	nw = wcs_of(qpn, w, 64);
 	CHECK(nw == nw0, "%u completions while the ring was full, expected "
 	      "none", nw - nw0);
-	k = 0;
 	full_reads_wait(q, FULL_QPS, 1000);
 	requests_until(dqpn, 16, 1000);
 	rx_drain(50);
@@ -2934,8 +2942,8 @@ static void case39(void)
  * whole MR (64 responses) and a third owes ACKs for two SENDs.  A frame
  * that finds no mbuf is put off (tx_no_mbuf), not dropped and not sent
  * twice: every packet comes once, in PSN order, the SENDs complete, the
- * QPs stay in RTS, and nothing is sent again by a timer (1 s timeouts).
- * The device keeps a stash of up to 32 mbufs of its own (see STARVE), so
+ * QPs stay in RTS, and nothing is sent again by a timer (the sender's
+ * timeout is 1 s).  The device keeps a stash of up to 32 mbufs of its own (see STARVE), so
  * a run must want more frames than that and the 8 free hold: post_send's
  * kick wants 32 of the SENDs' packets, and finds no mbuf itself when the
  * stash holds fewer than 24; else it sends them, refills the stash and
@@ -2952,7 +2960,6 @@ static void case41(void)
 	struct vqp r = new_qp(0x41800), n = new_qp(0x41c00);
 	uint32_t per = mr_len / 1024, mpk = 16, npk = 8 * mpk;
 	struct stats s0, s1;
-	struct wire_build b;
 	struct wcrec w[16];
 	unsigned int k = 0, ok = 0, nw, good = 0, acks;
 	const char *res;
@@ -2965,11 +2972,8 @@ static void case41(void)
 	CHECK(strcmp(ctl("POST %u 8 ff 0 %u", s.qpn, mpk * 1024), "OK") == 0,
 	      "POST failed");
 	reads(&r, r.epsn, 1);
-	for (uint32_t i = 0; i < 2; i++) {
-		build_base(&b, WIRE_OP_RC_SEND_ONLY, n.qpn,
-			   wire_psn_add(n.epsn, i));
-		send_pkt(&b, 16, 0x41, false);
-	}
+	for (uint32_t i = 0; i < 2; i++)
+		send_at(&n, wire_psn_add(n.epsn, i));
 	end = now_ns() + 3000000000ull;
 	while ((ans_count(s.dqpn, -1, -1) < npk ||
 		ans_count(r.dqpn, -1, -1) < per ||
@@ -3034,7 +3038,6 @@ static void case42(void)
 	static const uint8_t xmac[6] = { 0x02, 0, 0, 0x98, 0, 0x07 };
 	struct vqp q[FULL_QPS];
 	struct stats s0 = get_stats(), s1, s2;
-	uint64_t end;
 	int bad = 0;
 
 	arp_got = 0;
@@ -3043,11 +3046,7 @@ static void case42(void)
 	s1 = get_stats();
 	arp_ask(xip, xmac);
 	/* taken in (and its reply dropped) before we read again */
-	end = now_ns() + 1000000000ull;
-	do {
-		usleep(2000);
-		s2 = get_stats();
-	} while (sdiff(&s1, &s2, "arp_rx") == 0 && now_ns() < end);
+	s2 = stat_moved(&s1, "arp_rx");
 	CHECK(sdiff(&s1, &s2, "arp_rx") == 1 && sdiff(&s1, &s2, "arp_tx") == 0,
 	      "ARP taken in +%" PRIu64 ", sent +%" PRIu64 " while the ring "
 	      "was full: expected the request in, no reply out",
@@ -3331,8 +3330,8 @@ static int dereg_after_move(uint32_t epsn, const char *action)
  * - STALE_LATE: SENDs at X + 1 and X + 2 (a sequence NAK; X + 2 is
  *   dropped without another).
  * Then, for SEQ and RNR, the request comes again, as the requester sends
- * it after its timeout or RNR wait (for RNR once one more receive WQE is
- * posted), followed by the next one, and both are taken in.  When room
+ * it after its timeout or RNR wait (for RNR once a receive WQE is posted
+ * for each of the two), followed by the next one, and both are taken in.  When room
  * comes the NAK for X is not sent: it would only send the requester back
  * for nothing; the one answer is the ACK for the last request.  For
  * LATE, X itself comes (late, not sent again), so X + 1 and X + 2, which
@@ -3435,16 +3434,6 @@ static void case46(void)
 		"with later ones dropped -> the NAK asks from after it", bad);
 }
 
-/*
- * An ACK the responder cannot send for want of the peer's MAC: a QP
- * whose peer is 10.98.0.77 (an address nobody answers ARP for) takes in
- * a SEND that asks for an ACK, from our address (so the victim learns no
- * MAC from it).  The ACK is dropped (the peer's requester would ask
- * again) and the receive completes; the QP, with nothing to send and
- * nothing owed, leaves the active list (qps_active back where it was):
- * the failed lookup is not taken for a requester waiting for its
- * neighbour, which would keep the QP in every engine run for good.
- */
 /* The victim's qps_active once two readings 20 ms apart agree (it
  * counts every QP with work: earlier cases' QPs may come and go), and its
  * counters then (*s). */
@@ -3463,6 +3452,16 @@ static uint64_t settled_active(struct stats *s)
 	return a;
 }
 
+/*
+ * An ACK the responder cannot send for want of the peer's MAC: a QP
+ * whose peer is 10.98.0.77 (an address nobody answers ARP for) takes in
+ * a SEND that asks for an ACK, from our address (so the victim learns no
+ * MAC from it).  The ACK is dropped (the peer's requester would ask
+ * again) and the receive completes; the QP, with nothing to send and
+ * nothing owed, leaves the active list (qps_active back where it was):
+ * the failed lookup is not taken for a requester waiting for its
+ * neighbour, which would keep the QP in every engine run for good.
+ */
 static void case47(void)
 {
 	struct vqp q = new_vqp(false, 0x47000, 14, 7, 77);
