@@ -120,7 +120,7 @@ def main(path):
                 mem_ok = all(v["total"] == m["total"] and v["qps"] == 1024 for v in mem)
                 memtext = (f"; QP memory reported: {m['qps']} QPs {m['total'] / 2**20:.2f} MiB, "
                            f"{m['per_qp_max']} bytes a QP" +
-                           ("" if mem_ok else " (NOT 1024 QPs of the same size in every run)"))
+                           ("" if mem_ok else " (NOT for 1024 QPs with the same total in every run)"))
             else:
                 mem_ok = False
                 memtext = f"; QP memory NOT reported (in {len(mem)} of {len(withrdma)} runs)"
