@@ -100,10 +100,11 @@ run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
 run read_bw -s 4096 -n 2000
 run atomic_bw -n 2000
 run send_lat -s 64 -n 500 -q 64
-# the QPs' memory (pmr_query_qp_mem): 64 QPs of 8776 bytes, the verbs
-# guide's figure for send_lat's QPs
-grep -q '"mode":"qp_mem","qps":64,"total":561664,"per_qp_max":8776,' "$DIR/out" ||
-	{ echo "FAIL: send_lat -q 64: no qp_mem line of 64 x 8776 bytes"; fail=1; }
+# the QPs' memory (pmr_query_qp_mem): 64 QPs of 8784 bytes, the verbs
+# guide's figure for send_lat's QPs (on x86-64, which the guide's sizes
+# are for: another ABI lays the structures out differently)
+grep -q '"mode":"qp_mem","qps":64,"total":562176,"per_qp_max":8784,' "$DIR/out" ||
+	{ echo "FAIL: send_lat -q 64: no qp_mem line of 64 x 8784 bytes"; fail=1; }
 run write_lat -c UC -s 64 -n 1000
 run send_lat -c UD -s 64 -n 1000
 exit $fail

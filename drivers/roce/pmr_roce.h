@@ -68,6 +68,7 @@ struct pmr_roce_port_stats {
 struct pmr_roce_qp_stats {
 	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
 	uint64_t retransmits, rnr_waits, nak_rx, nak_tx, dup_rx;
+	uint64_t timeouts;           /**< local ACK timeouts (as the port's) */
 };
 
 /**

@@ -645,6 +645,7 @@ void roce_req_timers(struct roce_dev *d, struct roce_qp *rq, uint64_t *now)
 		return;
 	}
 	d->st.timeouts++;
+	rq->st.timeouts++;
 	if (rq->retry_left == 0) {
 		pmr_sq_retire(qp, PMR_WC_RETRY_EXC_ERR, 0, 0);
 		rq->ack_deadline = 0;
