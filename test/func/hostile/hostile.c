@@ -1415,6 +1415,21 @@ static unsigned int requests_until(uint32_t dqpn, unsigned int want,
 	return k;
 }
 
+/* Whether an answer for psn comes to our QP dqpn within ms (any opcode:
+ * the caller checks what it is). */
+static bool answer_until(uint32_t dqpn, uint32_t psn, uint64_t ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+
+	do {
+		rx_drain(0);
+		for (unsigned int i = 0; i < nans; i++)
+			if (ans[i].dqpn == dqpn && ans[i].psn == psn)
+				return true;
+	} while (now_ns() < end);
+	return false;
+}
+
 /* An ACKNOWLEDGE with syndrome syn (ACK or NAK) and MSN msn for psn,
  * from our QP to the victim's. */
 static void aeth_to(const struct vqp *q, uint32_t psn, uint8_t syn,
@@ -3365,22 +3380,32 @@ static int dereg_after_move(uint32_t epsn, const char *action)
  */
 enum stale { STALE_SEQ, STALE_RNR, STALE_LATE };
 
+/* Three QPs' READ responses (full_reads() on q, from epsn) fill the ring,
+ * then the engine is held: each STEP takes in exactly what we sent, and
+ * the ring stays full (we read nothing).  *s0: the counters from then on.
+ * @return failed checks. */
+static int full_ring_held(struct vqp *q, uint32_t epsn, struct stats *s0)
+{
+	int bad;
+
+	*s0 = get_stats();
+	full_reads(q, FULL_QPS, epsn);
+	bad = ring_full_since(s0);
+	*s0 = get_stats();
+	hold();
+	return bad;
+}
+
 static int stale_nak(uint32_t epsn, enum stale how)
 {
 	struct vqp q[FULL_QPS], n = new_qp(epsn + 0x800);
 	uint32_t x = n.epsn, sends = how == STALE_SEQ ? 2 : 3;
-	struct stats s0 = get_stats(), s1;
+	struct stats s0, s1;
 	struct ans a0, a1;
 	struct wcrec w[16];
 	unsigned int nw, ok = 0, nans_n;
-	int bad = 0;
+	int bad = full_ring_held(q, epsn, &s0);
 
-	full_reads(q, FULL_QPS, epsn);
-	bad += ring_full_since(&s0);
-	s0 = get_stats();
-	/* the engine held, each step takes in exactly what we sent (the
-	 * ring stays full: we read nothing) */
-	hold();
 	if (how == STALE_RNR) {
 		for (uint32_t i = 0; i < 3; i++)
 			send_at(&n, wire_psn_add(x, i));
@@ -3414,8 +3439,10 @@ static int stale_nak(uint32_t epsn, enum stale how)
 		/* the NAK asked from X + 1: send it and X + 2 again */
 		for (uint32_t i = 1; i < 3; i++)
 			send_at(&n, wire_psn_add(x, i));
-		rx_drain(30);
 		x = wire_psn_add(x, 1);
+		/* (the ACK for X + 2, then a moment for anything after it) */
+		answer_until(n.dqpn, wire_psn_add(x, 1), 1000);
+		rx_drain(10);
 	}
 	nans_n = ans_count(n.dqpn, -1, -1);
 	a0 = nth_ans(n.dqpn, 0);
@@ -3447,15 +3474,59 @@ static int stale_nak(uint32_t epsn, enum stale how)
 	return bad;
 }
 
+/*
+ * The control of STALE_RNR: the same three SENDs for two receive WQEs
+ * while the ring is full, and then neither a receive WQE nor the third
+ * SEND again.  The RNR NAK for it was owed: when room comes it goes,
+ * the last answer (after the ACK for the second SEND), and the two SENDs
+ * taken in complete.  @return failed checks.
+ */
+static int rnr_owed(uint32_t epsn)
+{
+	struct vqp q[FULL_QPS], n = new_qp(epsn + 0x800);
+	uint32_t x = wire_psn_add(n.epsn, 2);
+	struct stats s0, s1;
+	struct wcrec w[16];
+	struct ans a;
+	unsigned int k, nw, ok = 0;
+	int bad = full_ring_held(q, epsn, &s0);
+
+	for (uint32_t i = 0; i < 3; i++)
+		send_at(&n, wire_psn_add(n.epsn, i));
+	bad += step(&n, 3, "NONE", NULL);
+	full_reads_wait(q, FULL_QPS, 3000);
+	answer_until(n.dqpn, x, 1000);
+	rx_drain(10);
+	bad += full_reads_in_order(q, FULL_QPS);
+	s1 = get_stats();
+	k = ans_count(n.dqpn, -1, -1);
+	a = nth_ans(n.dqpn, k ? k - 1 : 0);
+	CHECK(k >= 1 && a.opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+	      wire_syn_kind(a.syn) == WIRE_AETH_RNR_NAK && a.psn == x &&
+	      sdiff(&s0, &s1, "nak_rnr_tx") == 1,
+	      "%u answers, the last opcode 0x%x syndrome 0x%x PSN 0x%x, "
+	      "nak_rnr_tx +%" PRIu64 ": expected an RNR NAK for 0x%x last",
+	      k, a.opcode, a.syn, a.psn, sdiff(&s0, &s1, "nak_rnr_tx"), x);
+	nw = wcs_of(n.qpn, w, 16);
+	for (unsigned int i = 0; i < nw; i++)
+		ok += w[i].status == PMR_WC_SUCCESS &&
+		      (w[i].opcode & PMR_WC_RECV) && w[i].len == 16;
+	CHECK(nw == 2 && ok == 2, "%u receive completions, %u successful "
+	      "with 16 bytes, expected 2", nw, ok);
+	return bad;
+}
+
 static void case46(void)
 {
 	int bad = stale_nak(0x46000, STALE_SEQ);
 
 	bad += stale_nak(0x4a000, STALE_RNR);
+	bad += rnr_owed(0x52000);
 	bad += stale_nak(0x4e000, STALE_LATE);
 	verdict("46 a sequence NAK, an RNR NAK owed on a full ring and made "
-		"stale by the request taken in -> not sent; a late request "
-		"with later ones dropped -> the NAK asks from after it", bad);
+		"stale by the request taken in -> not sent (but sent when not "
+		"made stale); a late request with later ones dropped -> the "
+		"NAK asks from after it", bad);
 }
 
 /* The victim's qps_active once two readings 20 ms apart agree (it
