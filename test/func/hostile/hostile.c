@@ -625,16 +625,20 @@ static int v_dest_rd_atomic(struct pmr_qp *qp, unsigned int n)
  * After HOLD: one engine run that takes in at most `frames` frames (none
  * when 0), then by the application: QP qpn moved to ERR or RESET, or
  * destroyed (action ERR, RESET, DESTROY), its max_dest_rd_atomic set to
- * N in SQD (RDA<N>), the scratch MR deregistered (DEREG), or nothing
- * (NONE).  The engine runs again from then on, but after HOLD (nothing
- * done, and the engine stays held for the next STEP).  Says OK and how
- * many frames the run took in; DEREG adds pmr_dereg_mr's result.
+ * N in SQD (RDA<N>), the scratch MR deregistered (DEREG), moved to ERR
+ * or RESET and the scratch MR deregistered at once (ERRDEREG,
+ * RESETDEREG), or nothing (NONE).  The engine runs again from then on,
+ * but after HOLD (nothing done, and the engine stays held for the next
+ * STEP).  Says OK and how many frames the run took in; the three DEREG
+ * actions add pmr_dereg_mr's result.
  */
 static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 {
 	struct pmr_qp *qp = v_find(qpn);
 	struct pmr_qp_attr a = { .qp_state = PMR_QPS_ERR };
 	struct pmr_roce_port_stats s0, s1;
+	bool dereg = strcmp(action, "RESETDEREG") == 0 ||
+		     strcmp(action, "ERRDEREG") == 0;
 	int ret = -1;
 	unsigned int rda;
 
@@ -657,20 +661,18 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 		for (unsigned int i = 0; ret == 0 && i < nqps; i++)
 			if (qps[i] == qp)
 				qps[i] = qps[--nqps];
-	} else if (strcmp(action, "RESET") == 0 || strcmp(action, "ERR") == 0) {
+	} else if (dereg || strcmp(action, "RESET") == 0 ||
+		   strcmp(action, "ERR") == 0) {
 		if (action[0] == 'R')
 			a.qp_state = PMR_QPS_RESET;
 		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
-	} else if (strcmp(action, "RESETDEREG") == 0 ||
-		   strcmp(action, "ERRDEREG") == 0) {
-		/* the move, then pmr_dereg_mr on the scratch MR at once, no
-		 * engine run between */
-		if (action[0] == 'R')
-			a.qp_state = PMR_QPS_RESET;
-		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
-		vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts,
-		     ret ? -2 : v_dereg_scratch());
-		return;
+		if (dereg) {
+			/* pmr_dereg_mr on the scratch MR at once, no engine
+			 * run between (-2: the move failed) */
+			vsay("OK %" PRIu64 " %d", s1.rx_pkts - s0.rx_pkts,
+			     ret ? -2 : v_dereg_scratch());
+			return;
+		}
 	} else if (strcmp(action, "DEREG") == 0) {
 		/* the frames taken in, then pmr_dereg_mr's result on the
 		 * scratch MR */
@@ -1932,8 +1934,8 @@ static void hold(void)
 
 /*
  * STEP: one engine run of the victim, which must take in `frames` frames,
- * then `action` on QP q (v_step()).  *result: the number DEREG adds, when
- * not NULL.  @return failed checks.
+ * then `action` on QP q (v_step()).  *result: the number a DEREG action
+ * adds, when not NULL.  @return failed checks.
  */
 static int step(const struct vqp *q, unsigned int frames, const char *action,
 		int *result)
