@@ -70,6 +70,7 @@ def main(path):
                           f" ({'/'.join(map(str, rb))} frames a burst)"),
                          f"{med(rmpps):.3f} Mpps",
                          f"x{med(ratio):.3f} ({rng(ratio)})", ""))
+        summ[case]["runs"] = r
 
     hdr = ("case", "runs", "pmrdma t_typical / BW", "99.9% / range", "raw t_typical / BW",
            "raw 99.9% / rate", "ratio (median of runs)", "99.9% ratio")
@@ -113,7 +114,7 @@ def main(path):
     for many, one in (("send_lat_64_q1024", "send_lat_64"), ("write_lat_64_q1024", "write_lat_64")):
         if many in summ and one in summ:
             x = summ[many]["typ"] / summ[one]["typ"]
-            withrdma = [v for v in runs[many].values() if "rdma" in v]
+            withrdma = summ[many]["runs"]
             mem = [v["qp_mem"] for v in withrdma if "qp_mem" in v]
             if mem and len(mem) == len(withrdma):
                 m = mem[0]
