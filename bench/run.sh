@@ -43,8 +43,10 @@ fi
 QUIET=(--log-level=lib.eal:error --log-level=pmd.*:error)
 # PMR_BENCH_DEVARGS: more RoCE device arguments for both sides (ack=...)
 DEVX=${PMR_BENCH_DEVARGS:+,$PMR_BENCH_DEVARGS}
+CASEX=                  # a case's own (ALL_CASES), set per case
 
-# name | client options.  Each runs with --raw-compare --json.
+# name | client options [| RoCE device arguments of the case, both sides].
+# Each runs with --raw-compare --json.
 ALL_CASES=(
 	"send_lat_2|send_lat -s 2 -n 20000"
 	"send_lat_64|send_lat -s 64 -n 20000"
@@ -56,6 +58,7 @@ ALL_CASES=(
 	"send_bw_64|send_bw -s 64 -t 512 -Q 64 -D 3 --raw-burst 1"
 	"send_bw_64_l32|send_bw -s 64 -t 512 -Q 64 -l 32 -D 3"
 	"send_bw_64_manual|send_bw -s 64 -t 512 -Q 64 -D 3 --progress manual"
+	"send_bw_64_batch|send_bw -s 64 -t 512 -Q 64 -D 3|tx_batch=32"
 	"send_lat_64_q1024|send_lat -s 64 -n 20000 -q 1024"
 	"write_lat_64_q1024|write_lat -s 64 -n 20000 -q 1024"
 )
@@ -77,7 +80,7 @@ run_pair() {
 	shift 7
 	# shellcheck disable=SC2086
 	timeout 300 $pfx_s "$BIN" "$@" -p $p --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX -- \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$DEVX$CASEX -- \
 		-l 1 --no-pci "${EAL_MEM[@]}" --file-prefix pbs$$ "${QUIET[@]}" \
 		--vdev "$vd_s" >"$OUT/$name.server.log" 2>&1 &
 	SPID=$!
@@ -86,7 +89,7 @@ run_pair() {
 	# runs the trap without waiting for a foreground command)
 	# shellcheck disable=SC2086
 	timeout 300 $pfx_c "$BIN" "$@" -p $p --json "$peer" \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX -- \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$DEVX$CASEX -- \
 		-l 0 --no-pci "${EAL_MEM[@]}" --file-prefix pbc$$ "${QUIET[@]}" \
 		--vdev "$vd_c" >"$OUT/$name.client.log" 2>"$OUT/$name.client.err" &
 	CPID=$!
@@ -159,6 +162,11 @@ run_reps() {
 		for c in "$@"; do
 			name=${c%%|*}; opts=${c#*|}
 			want "$name" || continue
+			# the case's own device arguments (run_pair adds CASEX)
+			CASEX=
+			if [[ $opts == *"|"* ]]; then
+				CASEX=,${opts#*|}; opts=${opts%%|*}
+			fi
 			# shellcheck disable=SC2086
 			if $runner "$name.$rep" $opts --raw-compare; then
 				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"devargs\":\"${PMR_BENCH_DEVARGS:-}\",\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \

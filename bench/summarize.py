@@ -103,9 +103,10 @@ def main(path):
         s = summ["write_bw_64k"]
         check("write_bw_64k", s["ratio"] >= 0.6,
               f"{s['ratio'] * 100:.0f}% of raw memif streaming with 4 KiB frames (>= 60%)")
-    # one WR per post (-l 1), 32 per post (-l 32, perftest's post list) and
-    # one per post with manual progress: each checked on its own
-    for c in ("send_bw_64", "send_bw_64_l32", "send_bw_64_manual"):
+    # one WR per post (-l 1), 32 per post (-l 32, perftest's post list),
+    # one per post with manual progress and one per post with tx_batch=32:
+    # each checked on its own
+    for c in ("send_bw_64", "send_bw_64_l32", "send_bw_64_manual", "send_bw_64_batch"):
         if c in summ:
             s = summ[c]
             check(c, s["mpps"] >= 15, f"{s['mpps']:.3f} M msg/s (>= 15)")

@@ -67,6 +67,9 @@ struct roce_dev {
 					   * burst, behind what was posted */
 	uint32_t ackreq_every;            /* ackreq=: unsignaled messages ask
 					   * for an ACK every this many packets */
+	uint32_t tx_batch;                /* tx_batch=: post_send's pass hands
+					   * frames to the port once this many
+					   * are queued (1: always) */
 	int service_lcore;                /* -1: none */
 	uint32_t service_id;
 	bool service_registered;

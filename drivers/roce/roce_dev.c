@@ -141,6 +141,10 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 		if (!pmr_kvarg_long(value, 1, ROCE_ACKREQ_EVERY, &v))
 			goto bad;
 		d->ackreq_every = (uint32_t)v;
+	} else if (strcmp(key, "tx_batch") == 0) {
+		if (!pmr_kvarg_long(value, 1, ROCE_TX_MAX, &v))
+			goto bad;
+		d->tx_batch = (uint32_t)v;
 	} else if (strcmp(key, "service_lcore") == 0) {
 		if (!pmr_kvarg_long(value, 0, RTE_MAX_LCORE - 1, &v))
 			goto bad;
@@ -243,6 +247,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->max_mtu = PMR_MTU_1024;
 	d->service_lcore = -1;
 	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
+	d->tx_batch = 1;
 	pmr_list_init(&d->active);
 	pmr_list_init(&d->timed);
 	d->next_deadline = UINT64_MAX;
@@ -556,6 +561,8 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
  * front of it, and this side builds the ACK while the peer works on the
  * reply).  Where a transmit burst costs a system call or a doorbell
  * (ack_with_reply), the ACK follows the reply in the same burst instead.
+ * With tx_batch=N above 1 the frames go to the port only once N are
+ * queued; fewer wait for the next engine run or the post that makes N.
  */
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
@@ -574,7 +581,8 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 		if (d->ack_with_reply && rq->ack_pending)
 			done += roce_resp_run(d, rq, budget, true);
 	}
-	roce_tx_flush(d);
+	if (d->ntx >= d->tx_batch)
+		roce_tx_flush(d);
 	/* the timers start once the frames are on their way (the TSC read
 	 * costs as much as a few header fields) */
 	if (rq->arm_ack || rq->arm_solicit)

@@ -55,6 +55,10 @@ int main(void)
 		{ "ipv4=10.0.0.1,ackreq=65", EINVAL },
 		{ "ipv4=10.0.0.1,ackreq=8x", EINVAL },
 		{ "ipv4=10.0.0.1,ackreq=", EINVAL },
+		{ "ipv4=10.0.0.1,tx_batch=0", EINVAL },
+		{ "ipv4=10.0.0.1,tx_batch=65", EINVAL },
+		{ "ipv4=10.0.0.1,tx_batch=8x", EINVAL },
+		{ "ipv4=10.0.0.1,tx_batch=", EINVAL },
 		{ "ipv6=::ffff:10.0.0.1", EINVAL },          /* IPv4-mapped */
 		{ "ipv6=ff02::1", EINVAL },                  /* multicast */
 		{ "ipv6=fd00::zz", EINVAL },
@@ -66,6 +70,8 @@ int main(void)
 		{ "ipv4=10.0.0.1,ack=with_reply", ENODEV },
 		{ "ipv4=10.0.0.1,ackreq=1", ENODEV },
 		{ "ipv4=10.0.0.1,ackreq=64", ENODEV },
+		{ "ipv4=10.0.0.1,tx_batch=1", ENODEV },
+		{ "ipv4=10.0.0.1,tx_batch=64", ENODEV },
 		{ "ipv4=10.0.0.1,mtu=4096", ENODEV },
 		{ "ipv4=10.0.0.1,service_lcore=1", ENODEV },
 	};

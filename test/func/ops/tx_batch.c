@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RoCE device's tx_batch=N: pmr_post_send's pass hands the frames it
+ * built to the port only once N are queued; fewer leave with the next
+ * engine run (pmr_poll_cq on an empty CQ, pmr_progress).  One process, a
+ * RoCE device on a net_ring vdev that receives its own frames (two of its
+ * QPs connected to each other); what the port took is read from the
+ * port's own counters (rte_eth_stats_get), not the device's, which count
+ * frames as they are built.
+ *
+ *   tx_batch N      N: the device's tx_batch (1, the default, sends every
+ *                   post's frames at once: the control of the others)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include <pmr_roce.h>
+#include <pmr_verbs.h>
+
+#include "vt.h"
+
+static struct vt v;
+
+/* Frames port 0 took for transmission so far. */
+static uint64_t port_sent(void)
+{
+	struct rte_eth_stats s;
+
+	CHECK_EQ(rte_eth_stats_get(0, &s), 0);
+	return s.opackets;
+}
+
+static int post_send16(struct pmr_qp *qp, uint64_t wr_id, uint8_t *buf)
+{
+	struct pmr_sge sg = { (uintptr_t)buf, 16, 0 };
+	struct pmr_send_wr w = vt_swr(wr_id, PMR_WR_SEND, &sg, 1,
+				      PMR_SEND_INLINE);
+
+	return vt_post_send1(qp, &w);
+}
+
+int main(int argc, char **argv)
+{
+	enum { LEN = 16 };
+	struct vt_opts o = vt_opts_default();
+	struct pmr_roce_port_stats ps;
+	struct pmr_roce_qp_stats qs;
+	struct vt_pair p;
+	struct pmr_wc wc[64];
+	struct pmr_mr *mr;
+	uint8_t buf[64 * LEN] = { 0 };
+	unsigned int batch, nsend, got;
+	uint64_t base;
+	int n0;
+
+	if (argc != 2 || (batch = (unsigned int)atoi(argv[1])) < 1 ||
+	    batch > 16) {
+		fprintf(stderr, "usage: tx_batch N (1 to 16)\n");
+		return 2;
+	}
+	nsend = batch + 2;
+	vt_open(&v);
+	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);   /* a RoCE device */
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &p);
+	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
+	for (unsigned int i = 0; i < nsend; i++) {
+		struct pmr_sge rs = { (uintptr_t)buf + (i + 1) * LEN, LEN,
+				      mr->lkey };
+		struct pmr_recv_wr r = vt_rwr(100 + i, &rs, 1);
+
+		CHECK_EQ(vt_post_recv1(p.qp[1], &r), 0);
+	}
+
+	/* an engine run first: it applies the QPs' moves to RTS, which
+	 * post_send's pass leaves to it */
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	/* N posts: the port takes nothing until the N-th, then all N (with
+	 * N = 1, every post's frame at once) */
+	base = port_sent();
+	for (unsigned int i = 0; i < batch; i++) {
+		uint64_t want = (i + 1) / batch * batch;
+
+		CHECK_EQ(post_send16(p.qp[0], i, buf), 0);
+		EXPECT_EQ_MSG(port_sent() - base, want, "after post %u of %u",
+			      i + 1, batch);
+	}
+	/* one more waits (N > 1) until pmr_poll_cq finds the CQ empty (no
+	 * frame has come back yet: nothing received) and runs the engine */
+	CHECK_EQ(post_send16(p.qp[0], batch, buf), 0);
+	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 2u : batch,
+		      "after the post past the batch");
+	n0 = pmr_poll_cq(p.scq[0], 64, wc);
+	CHECK(n0 >= 0 && n0 <= (int)batch + 1);
+	EXPECT_EQ_MSG(port_sent() - base >= batch + 1, 1,
+		      "after pmr_poll_cq on an empty CQ: %lu sent",
+		      (unsigned long)(port_sent() - base));
+
+	/* all of it completes once: N + 1 SENDs, then one more, which
+	 * pmr_progress sends */
+	got = (unsigned int)n0;
+	if (got < batch + 1)
+		got += (unsigned int)vt_poll(p.scq[0], (int)batch + 1 - n0, wc,
+					     2000);
+	CHECK_EQ(got, batch + 1);
+	got = (unsigned int)vt_poll(p.rcq[1], (int)batch + 1, wc, 2000);
+	CHECK_EQ(got, batch + 1);
+	base = port_sent();
+	CHECK_EQ(post_send16(p.qp[0], batch + 1, buf), 0);
+	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 1u : 0u,
+		      "after a post alone");
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	EXPECT_EQ_MSG(port_sent() - base >= 1, 1, "after pmr_progress");
+	CHECK_EQ(vt_poll(p.scq[0], 1, wc, 2000), 1);
+	CHECK_WC(wc[0], PMR_WC_SUCCESS);
+	CHECK_EQ(wc[0].wr_id, batch + 1);
+	CHECK_EQ(vt_poll(p.rcq[1], 1, wc, 2000), 1);
+	CHECK_WC(wc[0], PMR_WC_SUCCESS);
+	CHECK_EQ(wc[0].wr_id, 100u + batch + 1);
+	/* nothing more, nothing sent twice */
+	CHECK_EQ(vt_count(p.scq[0], 50) + vt_count(p.rcq[1], 50), 0);
+	CHECK_EQ(pmr_roce_qp_stats(p.qp[0], &qs), 0);
+	EXPECT_EQ(qs.retransmits, 0u);
+	printf("tx_batch=%u: %u SENDs, each completed once\n", batch,
+	       nsend);
+	CHECK_EQ(pmr_dereg_mr(mr), 0);
+	vt_pair_destroy(&p);
+	vt_close(&v);
+	return vt_exit();
+}
