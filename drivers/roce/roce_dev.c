@@ -473,6 +473,10 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 
 		next = pos->next;
 		qp_apply_resets(rq);
+		/* timers post_send's pass left unstarted, its frames held
+		 * (tx_batch): they leave with this run */
+		if (unlikely(rq->arm_ack || rq->arm_solicit))
+			roce_req_arm(rq, roce_now(now));
 		if (timers && qp->pub.qp_type == PMR_QPT_RC &&
 		    (pmr_qp_state(qp) == PMR_QPS_RTS ||
 		     pmr_qp_state(qp) == PMR_QPS_SQD))
@@ -581,8 +585,9 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 		if (d->ack_with_reply && rq->ack_pending)
 			done += roce_resp_run(d, rq, budget, true);
 	}
-	if (d->ntx >= d->tx_batch)
-		roce_tx_flush(d);
+	if (d->ntx < d->tx_batch)
+		return (int)done;   /* held: the next run starts the timers */
+	roce_tx_flush(d);
 	/* the timers start once the frames are on their way (the TSC read
 	 * costs as much as a few header fields) */
 	if (rq->arm_ack || rq->arm_solicit)
@@ -679,6 +684,8 @@ static void roce_ctx_close(struct pmr_ctx_obj *ctx)
 	struct roce_dev *d = ctx->dev->priv;
 
 	service_stop(d);
+	/* frames post_send held (tx_batch) go now: no engine run will */
+	roce_tx_flush(d);
 	d->ctx = NULL;
 }
 
@@ -733,6 +740,9 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	struct roce_dev *d = qp->ctx->dev->priv;
 
 	roce_resp_send_owed(d, rq);
+	/* its frames post_send held (tx_batch) go too: a UC or UD send
+	 * completed when they were built */
+	roce_tx_flush(d);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
 	if (rq->active || rq->timed)

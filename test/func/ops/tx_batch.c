@@ -6,7 +6,9 @@
  * RoCE device on a net_ring vdev that receives its own frames (two of its
  * QPs connected to each other); what the port took is read from the
  * port's own counters (rte_eth_stats_get), not the device's, which count
- * frames as they are built.
+ * frames as they are built.  Then, with N above 1: a frame held longer
+ * than its QP's ACK timeout starts its timer when it leaves (no timeout,
+ * nothing sent again), and destroying a QP sends what is held.
  *
  *   tx_batch N      N: the device's tx_batch (1, the default, sends every
  *                   post's frames at once: the control of the others)
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 
@@ -42,6 +45,36 @@ static int post_send16(struct pmr_qp *qp, uint64_t wr_id, uint8_t *buf)
 	return vt_post_send1(qp, &w);
 }
 
+/* N above 1: a SEND held for 150 ms, twice its QP's ACK timeout (14:
+ * 67 ms), completes without a timeout: the timer starts when the frame
+ * leaves, not when it was built. */
+static void held_past_timeout(uint8_t *buf, struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_sge rs = { (uintptr_t)buf, 16, mr->lkey };
+	struct pmr_recv_wr r = vt_rwr(300, &rs, 1);
+	struct pmr_roce_qp_stats qs;
+	struct pmr_wc wc;
+	struct vt_pair h;
+	uint64_t base;
+
+	o.timeout = 14;
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &h);
+	CHECK_EQ(vt_post_recv1(h.qp[1], &r), 0);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	base = port_sent();
+	CHECK_EQ(post_send16(h.qp[0], 301, buf), 0);
+	EXPECT_EQ_MSG(port_sent() - base, 0, "a held post sent");
+	usleep(150000);
+	CHECK_EQ(vt_poll(h.scq[0], 1, &wc, 2000), 1);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(pmr_roce_qp_stats(h.qp[0], &qs), 0);
+	EXPECT_EQ_MSG(qs.timeouts, 0, "the held frame's timer ran while "
+		      "it was held");
+	EXPECT_EQ(qs.retransmits, 0u);
+	vt_pair_destroy(&h);
+}
+
 int main(int argc, char **argv)
 {
 	enum { LEN = 16 };
@@ -64,6 +97,7 @@ int main(int argc, char **argv)
 	nsend = batch + 2;
 	vt_open(&v);
 	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);   /* a RoCE device */
+	o.timeout = 18;         /* 1 s: no timer in the way of the counts */
 	vt_pair(&v, PMR_QPT_RC, &o, 1, &p);
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
 	for (unsigned int i = 0; i < nsend; i++) {
@@ -125,8 +159,18 @@ int main(int argc, char **argv)
 	EXPECT_EQ(qs.retransmits, 0u);
 	printf("tx_batch=%u: %u SENDs, each completed once\n", batch,
 	       nsend);
-	CHECK_EQ(pmr_dereg_mr(mr), 0);
+	if (batch > 1)
+		held_past_timeout(buf, mr);
+
+	/* a post, then the QPs destroyed: the frame goes (at once with
+	 * N = 1; held with N above 1, it goes with the destroy) */
+	base = port_sent();
+	CHECK_EQ(post_send16(p.qp[0], 400, buf), 0);
+	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 1u : 0u,
+		      "after the last post");
 	vt_pair_destroy(&p);
+	EXPECT_EQ_MSG(port_sent() - base, 1, "after the QPs were destroyed");
+	CHECK_EQ(pmr_dereg_mr(mr), 0);
 	vt_close(&v);
 	return vt_exit();
 }
