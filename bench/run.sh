@@ -169,7 +169,7 @@ run_reps() {
 			fi
 			# shellcheck disable=SC2086
 			if $runner "$name.$rep" $opts --raw-compare; then
-				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"devargs\":\"${PMR_BENCH_DEVARGS:-}\",\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
+				sed "s/^{/{\"case\":\"$name\",\"rep\":$rep,\"devargs\":\"${PMR_BENCH_DEVARGS:-}\",\"case_devargs\":\"${CASEX#,}\",\"load\":$(cut -d' ' -f1 /proc/loadavg),/" \
 					"$OUT/$name.$rep.client.log" >>"$RES"
 			else
 				echo "  $name rep $rep FAILED (see $OUT/$name.$rep.*)"

@@ -28,6 +28,7 @@ def main(path):
     runs = defaultdict(lambda: defaultdict(dict))   # case -> rep -> mode -> obj
     loads = []
     devargs = set()
+    casedev = defaultdict(set)      # case -> its own device arguments
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -37,6 +38,8 @@ def main(path):
             runs[o["case"]][o["rep"]][o["mode"]] = o
             loads.append(o.get("load", 0))
             devargs.add(o.get("devargs", ""))
+            if o.get("case_devargs"):
+                casedev[o["case"]].add(o["case_devargs"])
     rows, checks = [], []
     summ = {}
     for case, reps in runs.items():
@@ -83,7 +86,10 @@ def main(path):
           f"load average during the runs {min(loads, default=0):.2f}..{max(loads, default=0):.2f})")
     print("device arguments added: " +
           (" / ".join(sorted(d or "none" for d in devargs)) or "none") +
-          (" (runs with different ones are mixed here)" if len(devargs) > 1 else "") + "\n")
+          (" (runs with different ones are mixed here)" if len(devargs) > 1 else ""))
+    for case in sorted(casedev):
+        print(f"  {case}: also {' / '.join(sorted(casedev[case]))} (its own)")
+    print()
 
     def check(name, ok, text):
         checks.append(ok)

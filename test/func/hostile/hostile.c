@@ -3125,6 +3125,7 @@ static void case43(void)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(0x43800, 17, 0);
 	struct stats s0, s1;
+	struct qpstat qs;
 	uint64_t t0, tb, end;
 	struct wcrec w[16];
 	unsigned int nw;
@@ -3166,10 +3167,11 @@ static void case43(void)
 	      "the tail sent again once, asking, within 500 ms, and nothing "
 	      "else", ans_count(s.dqpn, -1, -1), nth_ans(s.dqpn, 1).psn,
 	      nth_ans(s.dqpn, 1).ackreq);
-	CHECK(sdiff(&s0, &s1, "ack_solicits") == 1 &&
-	      qp_stat(s.qpn).timeouts == 0, "ack_solicits +%" PRIu64
-	      ", the QP's timeouts %" PRIu64 ", expected +1 and none",
-	      sdiff(&s0, &s1, "ack_solicits"), qp_stat(s.qpn).timeouts);
+	qs = qp_stat(s.qpn);
+	CHECK(sdiff(&s0, &s1, "ack_solicits") == 1 && qs.timeouts == 0,
+	      "ack_solicits +%" PRIu64 ", the QP's timeouts %" PRIu64
+	      ", expected +1 and none", sdiff(&s0, &s1, "ack_solicits"),
+	      qs.timeouts);
 	nw = wcs_of(s.qpn, w, 16);
 	CHECK(nw == 0, "%u completions (first status %d), expected none (the "
 	      "tail is unsignaled, the rest never began)", nw,
@@ -3210,6 +3212,7 @@ static void case44(void)
 {
 	struct vqp q[FULL_QPS], s = new_qp_timed(0x44800, 16, 0);
 	struct stats s0 = get_stats(), sp, s1;
+	struct qpstat qs;
 	struct wcrec w[16];
 	unsigned int nw;
 	int bad = 0;
@@ -3239,8 +3242,8 @@ static void case44(void)
 	      qp_state_of(s.qpn));
 	full_reads_wait(q, FULL_QPS, 1000);
 	rx_drain(50);
-	CHECK(qp_stat(s.qpn).timeouts == 0, "the QP's timeouts %" PRIu64,
-	      qp_stat(s.qpn).timeouts);
+	qs = qp_stat(s.qpn);
+	CHECK(qs.timeouts == 0, "the QP's timeouts %" PRIu64, qs.timeouts);
 	CHECK(ans_count(s.dqpn, -1, -1) == 0, "%u packets of the failed WQE",
 	      ans_count(s.dqpn, -1, -1));
 	bad += full_reads_in_order(q, FULL_QPS);
@@ -3443,7 +3446,8 @@ static int stale_nak(uint32_t epsn, enum stale how)
 			send_at(&n, wire_psn_add(x, i));
 		x = wire_psn_add(x, 1);
 		/* (the ACK for X + 2, then a moment for anything after it) */
-		answer_until(n.dqpn, wire_psn_add(x, 1), 1000);
+		CHECK(answer_until(n.dqpn, wire_psn_add(x, 1), 1000),
+		      "no answer for 0x%x", wire_psn_add(x, 1));
 		rx_drain(10);
 	}
 	nans_n = ans_count(n.dqpn, -1, -1);
@@ -3489,7 +3493,7 @@ static int rnr_owed(uint32_t epsn)
 	uint32_t x = wire_psn_add(n.epsn, 2);
 	struct stats s0, s1;
 	struct wcrec w[16];
-	struct ans a;
+	struct ans a0, a;
 	unsigned int k, nw, ok = 0;
 	int bad = full_ring_held(q, epsn, &s0);
 
@@ -3497,18 +3501,25 @@ static int rnr_owed(uint32_t epsn)
 		send_at(&n, wire_psn_add(n.epsn, i));
 	bad += step(&n, 3, "NONE", NULL);
 	full_reads_wait(q, FULL_QPS, 3000);
-	answer_until(n.dqpn, x, 1000);
+	CHECK(answer_until(n.dqpn, x, 1000), "no answer for 0x%x", x);
 	rx_drain(10);
 	bad += full_reads_in_order(q, FULL_QPS);
 	s1 = get_stats();
 	k = ans_count(n.dqpn, -1, -1);
-	a = nth_ans(n.dqpn, k ? k - 1 : 0);
-	CHECK(k >= 1 && a.opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+	a0 = nth_ans(n.dqpn, 0);
+	a = nth_ans(n.dqpn, 1);
+	CHECK(k == 2 && a0.opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+	      a0.syn == wire_syn_ack(WIRE_AETH_CREDIT_INVALID) &&
+	      a0.psn == wire_psn_add(x, WIRE_PSN_MASK) &&
+	      a.opcode == WIRE_OP_RC_ACKNOWLEDGE &&
 	      wire_syn_kind(a.syn) == WIRE_AETH_RNR_NAK && a.psn == x &&
 	      sdiff(&s0, &s1, "nak_rnr_tx") == 1,
-	      "%u answers, the last opcode 0x%x syndrome 0x%x PSN 0x%x, "
-	      "nak_rnr_tx +%" PRIu64 ": expected an RNR NAK for 0x%x last",
-	      k, a.opcode, a.syn, a.psn, sdiff(&s0, &s1, "nak_rnr_tx"), x);
+	      "%u answers (first: opcode 0x%x syndrome 0x%x PSN 0x%x; "
+	      "second: 0x%x 0x%x 0x%x), nak_rnr_tx +%" PRIu64 ": expected "
+	      "an ACK for 0x%x, then an RNR NAK for 0x%x", k, a0.opcode,
+	      a0.syn, a0.psn, a.opcode, a.syn, a.psn,
+	      sdiff(&s0, &s1, "nak_rnr_tx"), wire_psn_add(x, WIRE_PSN_MASK),
+	      x);
 	nw = wcs_of(n.qpn, w, 16);
 	for (unsigned int i = 0; i < nw; i++)
 		ok += w[i].status == PMR_WC_SUCCESS &&

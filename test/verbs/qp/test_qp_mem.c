@@ -16,8 +16,9 @@
  * device on a net_ring port that receives its own frames in the func
  * suite (test qp_mem_roce, run by ring.sh).  glibc's per-thread cache
  * must be off (GLIBC_TUNABLES=glibc.malloc.tcache_count=0, as meson and
- * the script set it): mallinfo2 counts the chunks it holds as in use.  Under ASan
- * the sanitizer's own count of allocated bytes is read instead.
+ * the script set it): mallinfo2 counts the chunks it holds as in use.
+ * Under ASan the sanitizer's own count of allocated bytes is read
+ * instead.
  */
 #include <malloc.h>
 
