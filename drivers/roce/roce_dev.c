@@ -684,8 +684,6 @@ static void roce_ctx_close(struct pmr_ctx_obj *ctx)
 	struct roce_dev *d = ctx->dev->priv;
 
 	service_stop(d);
-	/* frames post_send held (tx_batch) go now: no engine run will */
-	roce_tx_flush(d);
 	d->ctx = NULL;
 }
 
@@ -741,7 +739,8 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 
 	roce_resp_send_owed(d, rq);
 	/* its frames post_send held (tx_batch) go too: a UC or UD send
-	 * completed when they were built */
+	 * completed when they were built.  (A context closes only once its
+	 * QPs are destroyed, so none are held then.) */
 	roce_tx_flush(d);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
