@@ -3366,6 +3366,52 @@ static int dereg_after_move(uint32_t epsn, const char *action)
 }
 
 /*
+ * pmr_dereg_mr while a QP in ERR still owes a fatal NAK behind the READ
+ * responses it is sending from the MR: a READ of the whole scratch MR,
+ * then a WRITE with a bad rkey at the PSN after it, taken in by one run
+ * (the WRITE moves the QP to ERR, its NAK owed behind the READ's
+ * responses), then dereg_mr at once.  That QP still reads the MR for the
+ * responses before its NAK: EBUSY.  Then every response goes, in order,
+ * the NAK last, and the dereg succeeds.  @return failed checks.
+ */
+static int dereg_fatal_owed(uint32_t epsn)
+{
+	struct vqp q = new_qp(epsn), w;
+	uint32_t n = SCRATCH_SIZE / 1024;
+	unsigned int same, k, ok = 0;
+	struct ans last;
+	int bad = 0, ret = -1;
+
+	scratch_read(&q);
+	w = q;
+	w.epsn = wire_psn_add(q.epsn, n);
+	write_only(&w, mr_va, mr_rkey ^ 0x100, 8, 8);
+	bad += step(&q, 2, "DEREG", &ret);
+	CHECK(ret == EBUSY, "dereg_mr with a fatal NAK owed behind the READ "
+	      "returned %d, not EBUSY", ret);
+	rx_drain(100);
+	k = ans_count(q.dqpn, -1, -1);
+	for (unsigned int i = 0; i < n; i++) {
+		struct ans a = nth_ans(q.dqpn, i);
+
+		ok += a.psn == wire_psn_add(q.epsn, i) &&
+		      a.opcode >= WIRE_OP_RC_READ_RESPONSE_FIRST &&
+		      a.opcode <= WIRE_OP_RC_READ_RESPONSE_ONLY;
+	}
+	last = nth_ans(q.dqpn, n);
+	CHECK(k == n + 1 && ok == n && last.opcode == WIRE_OP_RC_ACKNOWLEDGE &&
+	      last.syn == wire_syn_nak(WIRE_NAK_REM_ACCESS) &&
+	      last.psn == w.epsn,
+	      "%u answers, %u READ responses in order, then opcode 0x%x "
+	      "syndrome 0x%x PSN 0x%x: expected %u, then a remote access NAK "
+	      "for 0x%x", k, ok, last.opcode, last.syn, last.psn, n, w.epsn);
+	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP not in ERR");
+	ret = dereg_scratch(0, &same);
+	CHECK(ret == 0, "dereg_mr after the NAK returned %d", ret);
+	return bad;
+}
+
+/*
  * A NAK that waited for room and went stale.  While three QPs' READ
  * responses keep the ring full, a QP takes in a request its expected PSN
  * X cannot take, so a NAK for X is owed:
@@ -3601,8 +3647,10 @@ static void case45(void)
 	int bad = dereg_after_move(0x45000, "ERRDEREG");
 
 	bad += dereg_after_move(0x45800, "RESETDEREG");
+	bad += dereg_fatal_owed(0x45c00);
 	verdict("45 dereg_mr right after the QP answering a READ from it went "
-		"to ERR or RESET -> 0, no response after", bad);
+		"to ERR or RESET -> 0, no response after; in ERR with its "
+		"fatal NAK still owed behind the responses -> EBUSY", bad);
 }
 
 static void case1(void)
