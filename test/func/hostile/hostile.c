@@ -3435,6 +3435,22 @@ enum stale { STALE_SEQ, STALE_RNR, STALE_LATE };
  * then the engine is held: each STEP takes in exactly what we sent, and
  * the ring stays full (we read nothing).  *s0: the counters from then on.
  * @return failed checks. */
+/* QP q's completions are `want` successful receives of 16 bytes (the
+ * SENDs send_at() builds), and no more.  @return failed checks. */
+static int recvs_ok(const struct vqp *q, unsigned int want)
+{
+	struct wcrec w[16];
+	unsigned int nw = wcs_of(q->qpn, w, 16), ok = 0;
+	int bad = 0;
+
+	for (unsigned int i = 0; i < nw; i++)
+		ok += w[i].status == PMR_WC_SUCCESS &&
+		      (w[i].opcode & PMR_WC_RECV) && w[i].len == 16;
+	CHECK(nw == want && ok == want, "%u receive completions, %u "
+	      "successful with 16 bytes, expected %u", nw, ok, want);
+	return bad;
+}
+
 static int full_ring_held(struct vqp *q, uint32_t epsn, struct stats *s0)
 {
 	int bad;
@@ -3453,8 +3469,7 @@ static int stale_nak(uint32_t epsn, enum stale how)
 	uint32_t x = n.epsn, sends = how == STALE_SEQ ? 2 : 3;
 	struct stats s0, s1;
 	struct ans a0, a1;
-	struct wcrec w[16];
-	unsigned int nw, ok = 0, nans_n;
+	unsigned int nans_n;
 	int bad = full_ring_held(q, epsn, &s0);
 
 	if (how == STALE_RNR) {
@@ -3516,12 +3531,7 @@ static int stale_nak(uint32_t epsn, enum stale how)
 		      "%u answers (first: opcode 0x%x syndrome 0x%x PSN "
 		      "0x%x), expected one ACK for 0x%x", nans_n, a0.opcode,
 		      a0.syn, a0.psn, wire_psn_add(x, 1));
-	nw = wcs_of(n.qpn, w, 16);
-	for (unsigned int i = 0; i < nw; i++)
-		ok += w[i].status == PMR_WC_SUCCESS &&
-		      (w[i].opcode & PMR_WC_RECV) && w[i].len == 16;
-	CHECK(nw == sends && ok == sends, "%u receive completions, %u "
-	      "successful with 16 bytes, expected %u", nw, ok, sends);
+	bad += recvs_ok(&n, sends);
 	CHECK(qp_state_of(n.qpn) == ST_RTS, "QP not in RTS");
 	return bad;
 }
@@ -3538,9 +3548,8 @@ static int rnr_owed(uint32_t epsn)
 	struct vqp q[FULL_QPS], n = new_qp(epsn + 0x800);
 	uint32_t x = wire_psn_add(n.epsn, 2);
 	struct stats s0, s1;
-	struct wcrec w[16];
 	struct ans a0, a;
-	unsigned int k, nw, ok = 0;
+	unsigned int k;
 	int bad = full_ring_held(q, epsn, &s0);
 
 	for (uint32_t i = 0; i < 3; i++)
@@ -3566,12 +3575,7 @@ static int rnr_owed(uint32_t epsn)
 	      a0.syn, a0.psn, a.opcode, a.syn, a.psn,
 	      sdiff(&s0, &s1, "nak_rnr_tx"), wire_psn_add(x, WIRE_PSN_MASK),
 	      x);
-	nw = wcs_of(n.qpn, w, 16);
-	for (unsigned int i = 0; i < nw; i++)
-		ok += w[i].status == PMR_WC_SUCCESS &&
-		      (w[i].opcode & PMR_WC_RECV) && w[i].len == 16;
-	CHECK(nw == 2 && ok == 2, "%u receive completions, %u successful "
-	      "with 16 bytes, expected 2", nw, ok);
+	bad += recvs_ok(&n, 2);
 	return bad;
 }
 
