@@ -26,10 +26,8 @@
 
 #include "vt.h"
 
-/* The formula's constants (doc/guides/verbs.rst), x86-64. */
-#if !defined(__x86_64__)
-#error "the formula's constants are the structure sizes on x86-64"
-#endif
+/* The formula's constants (doc/guides/verbs.rst): the structure sizes
+ * on x86-64.  Elsewhere the test is skipped (exit 77). */
 #define QP_OBJECT 1088u       /* the verbs QP object */
 #define SWQE_HDR 72u          /* send slot header */
 #define RWQE_HDR 16u          /* receive slot header */
@@ -85,7 +83,6 @@ struct shape {
 	size_t roce_total;    /* the guide's example on RoCE; 0: none */
 };
 
-/* What the formula says for a shape. */
 /* The guide's formula for shape s on a RoCE device (on_roce) or loopback. */
 static struct pmr_qp_mem formula(const struct shape *s, bool on_roce)
 {
@@ -339,6 +336,10 @@ static void check_unanswered(struct pmr_cq *cq)
 
 int main(void)
 {
+#if !defined(__x86_64__)
+	puts("skipped: the formula's constants are x86-64's structure sizes");
+	return 77;
+#endif
 	static const struct shape shapes[] = {
 		{ PMR_QPT_RC, 1, 1, 1, 1, 0, false, 0 },
 		{ PMR_QPT_RC, 0, 0, 0, 0, 0, false, 0 },     /* zeros: 1 */
