@@ -65,6 +65,7 @@ ALL_CASES=(
 AFP_CASES=(
 	"afp_send_lat_64|send_lat -s 64 -n 5000"
 	"afp_write_bw_64k|write_bw -s 65536 -m 4096 -D 3"
+	"afp_write_bw_64k_pad|write_bw -s 65536 -m 4096 -D 3 --raw-pad 44"
 )
 
 port=$((21000 + $$ % 5000))
@@ -179,7 +180,7 @@ run_reps() {
 	done
 }
 run_reps run_memif "${ALL_CASES[@]}"
-if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k; }; then
+if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k || want afp_write_bw_64k_pad; }; then
 	if [ "$(id -u)" = 0 ] && afp_setup; then
 		run_reps run_afp "${AFP_CASES[@]}"
 		afp_teardown

@@ -49,6 +49,7 @@
 #define RAW_ETHERTYPE 0x88B5
 #define RAW_POOL_MBUFS 4095
 #define RAW_DATA 8192
+#define RAW_PAD_MAX 128         /* --raw-pad */
 #define RAW_BURST 32
 #define END_CHECK_SPINS (1u << 12)
 
@@ -74,6 +75,7 @@ struct opts {
 	/* local only */
 	int raw_burst;           /* frames per raw transmit burst */
 	bool raw_burst_set;      /* --raw-burst given */
+	int raw_pad;             /* bytes after each raw frame's payload */
 	bool gbits;
 	bool json;
 	int tcp_port;
@@ -289,6 +291,7 @@ struct bw_res {
 	double peak, avg, mpps;     /* MB/s (1e6 B/s), Mpps */
 	unsigned int max_burst;     /* raw: most frames one transmit call
 				     * took */
+	unsigned int frame_max;     /* raw: the longest frame received */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -385,7 +388,9 @@ static void bw_print(const struct bw_res *r, bool raw)
 	if (o.json) {
 		/* the RDMA line says how it posted (-l); the client's raw
 		 * line the frames it handed to each transmit call at most
-		 * (--raw-burst) and the most one call took */
+		 * (--raw-burst), the most one call took, the bytes after
+		 * each frame's payload (--raw-pad) and the longest frame
+		 * the receiver saw */
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
 		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f", o.test,
@@ -395,8 +400,10 @@ static void bw_print(const struct bw_res *r, bool raw)
 		if (!raw)
 			printf(",\"post_list\":%d", o.post_list);
 		else if (!server)	/* the sender's: the client's */
-			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u",
-			       o.raw_burst, r->max_burst);
+			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
+			       "\"raw_pad\":%d,\"raw_frame_max\":%u",
+			       o.raw_burst, r->max_burst, o.raw_pad,
+			       r->frame_max);
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
@@ -572,15 +579,19 @@ static void ordered_start(void (*start)(void), const char *tag)
 	wait_link();
 }
 
-/* Frame: Ethernet (broadcast, ours, 0x88B5), then payload; >= 60 bytes. */
+/* Frame: Ethernet (broadcast, ours, 0x88B5), then payload, then o.raw_pad
+ * bytes that are not payload (--raw-pad: zero but in the bandwidth tests'
+ * stream); >= 60 bytes. */
 static struct rte_mbuf *raw_frame(const uint8_t *payload, uint32_t len,
 				  uint32_t seq)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(raw_pool);
 	struct rte_ether_hdr *eh;
-	uint32_t flen = 14 + len < 60 ? 60 : 14 + len;
+	uint32_t flen = 14 + len + (uint32_t)o.raw_pad;
 	uint8_t *p;
 
+	if (flen < 60)
+		flen = 60;
 	if (m == NULL)
 		return NULL;
 	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)flen);
@@ -765,6 +776,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 	if (server) {
 		struct rte_mbuf *m[RAW_BURST];
 		uint64_t rx = 0, bytes = 0, tf = 0, tl = 0, spins = 0;
+		uint32_t flen_max = 0;
 		bool end = false;
 		uint64_t tend = 0;
 
@@ -785,6 +797,8 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 				if (eh->ether_type == rte_cpu_to_be_16(RAW_ETHERTYPE)) {
 					uint32_t len = rte_pktmbuf_pkt_len(m[i]) - 14;
 
+					if (len + 14 > flen_max)
+						flen_max = len + 14;
 					if (len > pl)
 						len = pl;
 					memcpy(buf, rte_pktmbuf_mtod_offset(m[i],
@@ -803,14 +817,15 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 				break;
 		}
 		/* the first frame's arrival starts the clock: count it out */
-		tcp_send("RES %lu %lu %.0f\n", rx, bytes,
-			 rx > 1 ? (double)(tl - tf) * 1e9 / (double)hz : 0.0);
+		tcp_send("RES %lu %lu %.0f %u\n", rx, bytes,
+			 rx > 1 ? (double)(tl - tf) * 1e9 / (double)hz : 0.0,
+			 flen_max);
 	} else {
 		struct rte_mbuf *m[RAW_BURST];
 		uint64_t frames = iters * nfr, sent = 0;
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
 		uint64_t rx, bytes;
-		unsigned int max_burst = 0, took;
+		unsigned int max_burst = 0, took, flen_max;
 		double ns;
 
 		memset(buf, 0xa5, frag);
@@ -833,12 +848,14 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 		}
 		tcp_send("END %lu\n", sent);
 		tcp_line(l, sizeof(l));
-		if (sscanf(l, "RES %lu %lu %lf", &rx, &bytes, &ns) != 3)
+		if (sscanf(l, "RES %lu %lu %lf %u", &rx, &bytes, &ns,
+			   &flen_max) != 4)
 			die("raw: bad result '%s'", l);
 		memset(res, 0, sizeof(*res));
 		res->bytes = size;
 		res->iters = rx / nfr;
 		res->max_burst = max_burst;
+		res->frame_max = flen_max;
 		if (ns > 0) {
 			/* receiver side, from the first to the last frame */
 			res->avg = (double)(bytes - pl) / ns * 1e3;
@@ -1663,6 +1680,10 @@ static void usage(void)
 "                        per raw transmit burst (1..32, default 32;\n"
 "                        the client sends the stream, the server only\n"
 "                        checks the value)\n"
+"      --raw-pad N       bw tests with --raw or --raw-compare: N bytes\n"
+"                        (0..128, default 0) after each raw frame's\n"
+"                        payload, not counted as payload (44: frames as\n"
+"                        long as pmrdma's over IPv4: IPv4, UDP, BTH, ICRC)\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
@@ -1696,7 +1717,7 @@ static bool size_set, rx_set;
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
-	       O_DEV, O_RAWBURST };
+	       O_DEV, O_RAWBURST, O_RAWPAD };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -1711,6 +1732,7 @@ static int parse_opts(int argc, char **argv)
 		{ "histogram", 1, NULL, O_HIST }, { "raw", 0, NULL, O_RAW },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
+		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1753,6 +1775,15 @@ static int parse_opts(int argc, char **argv)
 			o.raw_burst = atoi(optarg);
 			o.raw_burst_set = true;
 			break;
+		case O_RAWPAD: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			/* not a number: out of range, rejected below */
+			o.raw_pad = *optarg == '\0' || *end != '\0' ||
+				    v < 0 || v > RAW_PAD_MAX ? -1 : (int)v;
+			break;
+		}
 		case O_PROGRESS:
 			if (strcmp(optarg, "inline") == 0) o.progress = PMR_PROGRESS_INLINE;
 			else if (strcmp(optarg, "service") == 0) o.progress = PMR_PROGRESS_SERVICE;
@@ -1794,6 +1825,12 @@ static void defaults(void)
 		die("--raw-burst is for the bandwidth tests");
 	if (!o.raw && o.raw_burst_set)
 		die("--raw-burst needs --raw or --raw-compare");
+	if (o.raw_pad < 0 || o.raw_pad > RAW_PAD_MAX)
+		die("bad --raw-pad: 0..%d", RAW_PAD_MAX);
+	if (o.lat && o.raw_pad)
+		die("--raw-pad is for the bandwidth tests");
+	if (!o.raw && o.raw_pad)
+		die("--raw-pad needs --raw or --raw-compare");
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)

@@ -85,19 +85,26 @@ reject "bad --raw-burst" send_bw --raw-burst 33
 reject "--raw-burst is for the bandwidth tests" send_lat --raw-burst 1
 reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 1
 reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 32
+reject "bad --raw-pad" send_bw --raw-compare --raw-pad 129
+reject "bad --raw-pad" send_bw --raw-compare --raw-pad -1
+reject "bad --raw-pad" send_bw --raw-compare --raw-pad 4x
+reject "--raw-pad is for the bandwidth tests" send_lat --raw-compare --raw-pad 44
+reject "--raw-pad needs --raw or --raw-compare" send_bw --raw-pad 44
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
 run atomic_lat -n 2000 --raw-compare
 # the raw stream's bursts as asked: 32 frames in a transmit call by
-# default, one at most with --raw-burst 1
+# default, one at most with --raw-burst 1; its frames as long as asked,
+# as the receiver saw them: 14 + 64 bytes, 44 more with --raw-pad 44
+# (as long as pmrdma's 64 B SEND over IPv4)
 run send_bw -s 64 -D 0.5 --raw-compare
-expect '"mode":"raw".*"raw_burst":32,"raw_burst_max":32}' \
-	"send_bw: the raw stream did not send bursts of 32"
-run send_bw -s 64 -D 0.5 --raw-compare --raw-burst 1
-expect '"mode":"raw".*"raw_burst":1,"raw_burst_max":1}' \
-	"--raw-burst 1: not one frame per burst"
+expect '"mode":"raw".*"raw_burst":32,"raw_burst_max":32,"raw_pad":0,"raw_frame_max":78}' \
+	"send_bw: the raw stream did not send bursts of 32 frames of 78 bytes"
+run send_bw -s 64 -D 0.5 --raw-compare --raw-burst 1 --raw-pad 44
+expect '"mode":"raw".*"raw_burst":1,"raw_burst_max":1,"raw_pad":44,"raw_frame_max":122}' \
+	"--raw-burst 1 --raw-pad 44: not one frame of 122 bytes per burst"
 run send_bw -s 64 -t 512 -Q 64 -D 0.5 --progress manual
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32}' \
