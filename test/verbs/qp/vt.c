@@ -27,15 +27,23 @@ uint64_t vt_now_ms(void)
 
 void vt_open(struct vt *v)
 {
-	struct pmr_device **list;
-	int n = -1, fl;
+	struct pmr_device **list, *dev;
+	int n = -1;
 
-	memset(v, 0, sizeof(*v));
 	list = pmr_get_device_list(&n);
 	CHECK(list != NULL);
 	CHECK(n >= 1);
-	v->dev = list[0];
+	dev = list[0];
 	pmr_free_device_list(list);
+	vt_open_dev(v, dev);
+}
+
+void vt_open_dev(struct vt *v, struct pmr_device *dev)
+{
+	int fl;
+
+	memset(v, 0, sizeof(*v));
+	v->dev = dev;
 	v->ctx = pmr_open_device(v->dev);
 	CHECK(v->ctx != NULL);
 	fl = fcntl(v->ctx->async_fd, F_GETFL);

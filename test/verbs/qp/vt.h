@@ -81,6 +81,8 @@ struct vt {
 
 /** Open the first device (async_fd made non-blocking), alloc a PD. */
 void vt_open(struct vt *v);
+/** vt_open() on a given device (one the program created itself). */
+void vt_open_dev(struct vt *v, struct pmr_device *dev);
 void vt_close(struct vt *v);
 
 struct pmr_cq *vt_cq(struct vt *v, int cqe);

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An RC requester with nothing in flight that waits for room on a
+ * transmit ring which takes nothing: its local ACK timer runs while it
+ * waits, and each timeout uses a retry (the ring is as good as a link
+ * that is down), until RETRY_EXC_ERR; nothing of it is ever sent.
+ *
+ * One process, a RoCE device on a port made of two rte_rings the
+ * program holds (rte_eth_from_rings): it never takes a frame from the
+ * transmit ring, so once that is full the port takes nothing.  QP B
+ * fills the ring and then the device's own queue of built frames with
+ * one long SEND (B's timer: 1 s, longer than the test); QP A then posts
+ * a SEND that cannot be built for lack of room: no packet of A is in
+ * flight, and A's timer (4.2 ms) decides.
+ *
+ *   tx_stall        EAL arguments from PMR_EAL_ARGS (ring.sh)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <pmr_roce.h>
+#include <pmr_verbs.h>
+
+#include "vt.h"
+
+enum {
+	RING = 64,              /* the transmit ring: 63 frames */
+	MTU = 256,
+	B_PKTS = 200,           /* B's SEND: more than ring + device queue */
+};
+
+static struct vt v;
+static struct rte_ring *rxr, *txr;
+static uint16_t port;
+
+static void eal_init(void)
+{
+	static char copy[1024];         /* EAL may keep pointers into it */
+	const char *env = getenv("PMR_EAL_ARGS");
+	char *tok, *save = NULL;
+	char *argv[64];
+	int argc = 0;
+
+	CHECK(env != NULL && strlen(env) < sizeof(copy));
+	snprintf(copy, sizeof(copy), "%s", env);
+	argv[argc++] = "tx_stall";
+	for (tok = strtok_r(copy, " ", &save); tok != NULL && argc < 63;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	CHECK(rte_eal_init(argc, argv) >= 0);
+}
+
+/* The port of two rings and a RoCE device on it, its own neighbour. */
+static struct pmr_device *ring_device(void)
+{
+	static const char mac[] = "02:00:00:00:97:01";
+	char args[160];
+	int id;
+
+	rxr = rte_ring_create("stall_rx", RING, (int)rte_socket_id(),
+			      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	txr = rte_ring_create("stall_tx", RING, (int)rte_socket_id(),
+			      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	CHECK(rxr != NULL && txr != NULL);
+	id = rte_eth_from_rings("net_stall", &rxr, 1, &txr, 1,
+				(unsigned int)rte_socket_id());
+	CHECK(id >= 0);
+	port = (uint16_t)id;
+	snprintf(args, sizeof(args),
+		 "port=%u,ipv4=10.97.0.1,mac=%s,neigh=10.97.0.1/%s",
+		 port, mac, mac);
+	return pmr_device_create("roce", args);
+}
+
+static uint64_t port_sent(void)
+{
+	struct rte_eth_stats s;
+
+	CHECK_EQ(rte_eth_stats_get(port, &s), 0);
+	return s.opackets;
+}
+
+/* Take every frame off the transmit ring (the ring moves again). */
+static void tx_drain(void)
+{
+	void *m = NULL;
+
+	while (rte_ring_dequeue(txr, &m) == 0)
+		rte_pktmbuf_free(m);
+}
+
+/*
+ * A (retry_cnt `retries`) waits behind B on the stalled ring: RETRY_EXC_ERR
+ * after retries + 1 timeouts, no packet of A sent.
+ */
+static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
+{
+	struct vt_opts ob = vt_opts_default(), oa = vt_opts_default();
+	struct pmr_sge bs = { (uintptr_t)buf, B_PKTS * MTU, mr->lkey };
+	struct pmr_send_wr bw = vt_swr(1, PMR_WR_SEND, &bs, 1, 0);
+	struct pmr_sge as = { (uintptr_t)buf, 16, 0 };
+	struct pmr_send_wr aw = vt_swr(2, PMR_WR_SEND, &as, 1,
+				       PMR_SEND_INLINE);
+	struct pmr_roce_qp_stats qa, qb;
+	struct pmr_roce_port_stats ps;
+	struct vt_pair a, b;
+	struct pmr_wc wc;
+	uint64_t t0, base;
+	int n = 0;
+
+	ob.path_mtu = oa.path_mtu = PMR_MTU_256;
+	ob.timeout = 18;                /* 1.07 s */
+	oa.timeout = 10;                /* 4.2 ms */
+	oa.retry_cnt = retries;
+	vt_pair(&v, PMR_QPT_RC, &ob, 1, &b);
+	vt_pair(&v, PMR_QPT_RC, &oa, 1, &a);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);    /* the moves to RTS */
+	base = port_sent();
+
+	/* B: the ring full, then the device's queue, then B waits */
+	CHECK_EQ(vt_post_send1(b.qp[0], &bw), 0);
+	for (int i = 0; i < 4; i++)
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	CHECK_EQ(rte_ring_count(txr), RING - 1);
+	CHECK_EQ(port_sent() - base, RING - 1);
+	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
+	CHECK(qb.tx_pkts > RING - 1 && qb.tx_pkts < B_PKTS);
+
+	/* A: nothing can be built; its timer runs on a ring that moves
+	 * not at all */
+	CHECK_EQ(vt_post_send1(a.qp[0], &aw), 0);
+	t0 = vt_now_ms();
+	while (n == 0 && vt_now_ms() - t0 < 500) {
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+		n = pmr_poll_cq(a.scq[0], 1, &wc);
+		CHECK(n >= 0);
+	}
+	EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms (its timer "
+		      "took the stalled ring for one that moves)");
+	if (n == 1) {
+		CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+		CHECK_EQ(wc.wr_id, 2u);
+	}
+	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+	EXPECT_EQ_MSG(qa.timeouts, (uint64_t)retries + 1,
+		      "A's timeouts with retry_cnt %u", retries);
+	EXPECT_EQ_MSG(qa.tx_pkts, 0, "A built a packet");
+	EXPECT_EQ_MSG(qa.retransmits, 0, "A sent something again");
+	EXPECT_EQ_MSG(port_sent() - base, RING - 1,
+		      "the stalled ring took a frame");
+	/* B is still waiting: its timer is longer, and no frame of it
+	 * was given up (a ring is a link that is down after 1 s only) */
+	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
+	EXPECT_EQ(qb.timeouts, 0u);
+	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);
+	EXPECT_EQ(ps.tx_drops, 0u);
+	CHECK_EQ(vt_count(b.scq[0], 0), 0);
+	printf("retry_cnt %u: A waited with nothing in flight, %lu "
+	       "timeouts, then RETRY_EXC_ERR after %lu ms\n", retries,
+	       (unsigned long)qa.timeouts, (unsigned long)(vt_now_ms() - t0));
+
+	/* the ring moves again: what B had queued goes (destroying a QP
+	 * sends its queued frames; a full ring leaves the rest to the
+	 * next engine runs) */
+	tx_drain();
+	vt_pair_destroy(&a);
+	vt_pair_destroy(&b);
+	for (int i = 0; i < 4; i++) {
+		tx_drain();
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	CHECK_EQ(rte_ring_count(txr), 0);
+}
+
+int main(void)
+{
+	static uint8_t buf[B_PKTS * MTU];
+	struct pmr_device *dev;
+	struct pmr_mr *mr;
+
+	eal_init();
+	dev = ring_device();
+	CHECK(dev != NULL);
+	vt_open_dev(&v, dev);
+	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
+	stalled(0, buf, mr);
+	stalled(2, buf, mr);
+	CHECK_EQ(pmr_dereg_mr(mr), 0);
+	vt_close(&v);
+	return vt_exit();
+}
