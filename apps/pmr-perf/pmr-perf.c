@@ -1647,6 +1647,19 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 /* ---- options --------------------------------------------------------------- */
 
+/* A raw stream's option (--raw-burst, --raw-pad): in lo..hi, and when
+ * given, only for a bandwidth test that measures the raw port. */
+static void raw_opt_check(const char *name, int val, int lo, int hi,
+			  bool given)
+{
+	if (val < lo || val > hi)
+		die("bad %s: %d..%d", name, lo, hi);
+	if (o.lat && given)
+		die("%s is for the bandwidth tests", name);
+	if (!o.raw && given)
+		die("%s needs --raw or --raw-compare", name);
+}
+
 static void usage(void)
 {
 	printf(
@@ -1819,18 +1832,9 @@ static void defaults(void)
 		die("bad -l: 1..256");
 	if (o.lat && o.post_list != 1)
 		die("-l is for the bandwidth tests (one message a round trip)");
-	if (o.raw_burst < 1 || o.raw_burst > RAW_BURST)
-		die("bad --raw-burst: 1..%d", RAW_BURST);
-	if (o.lat && o.raw_burst_set)
-		die("--raw-burst is for the bandwidth tests");
-	if (!o.raw && o.raw_burst_set)
-		die("--raw-burst needs --raw or --raw-compare");
-	if (o.raw_pad < 0 || o.raw_pad > RAW_PAD_MAX)
-		die("bad --raw-pad: 0..%d", RAW_PAD_MAX);
-	if (o.lat && o.raw_pad)
-		die("--raw-pad is for the bandwidth tests");
-	if (!o.raw && o.raw_pad)
-		die("--raw-pad needs --raw or --raw-compare");
+	raw_opt_check("--raw-burst", o.raw_burst, 1, RAW_BURST,
+		      o.raw_burst_set);
+	raw_opt_check("--raw-pad", o.raw_pad, 0, RAW_PAD_MAX, o.raw_pad != 0);
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
 	if (o.inl > 512)
