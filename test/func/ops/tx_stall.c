@@ -13,13 +13,11 @@
  * a SEND that cannot be built for lack of room: no packet of A is in
  * flight, and A's timer (4.2 ms) decides.
  *
- *   tx_stall        EAL arguments from PMR_EAL_ARGS (ring.sh)
+ *   tx_stall        run by ring.sh (EAL arguments, the configuration)
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -40,22 +38,14 @@ static struct vt v;
 static struct rte_ring *rxr, *txr;
 static uint16_t port;
 
+/* DPDK initialised as the library does it, from the configuration
+ * (ring.sh: PMR_EAL_ARGS, and a device on net_ring0 left unused). */
 static void eal_init(void)
 {
-	static char copy[1024];         /* EAL may keep pointers into it */
-	const char *env = getenv("PMR_EAL_ARGS");
-	char *tok, *save = NULL;
-	char *argv[64];
-	int argc = 0;
+	struct pmr_device **list = pmr_get_device_list(NULL);
 
-	CHECK(env != NULL && strlen(env) < sizeof(copy));
-	snprintf(copy, sizeof(copy), "%s", env);
-	argv[argc++] = "tx_stall";
-	for (tok = strtok_r(copy, " ", &save); tok != NULL && argc < 63;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	CHECK(rte_eal_init(argc, argv) >= 0);
+	CHECK(list != NULL);
+	pmr_free_device_list(list);
 }
 
 /* The port of two rings and a RoCE device on it, its own neighbour. */
