@@ -140,6 +140,14 @@ run_afp() {
 }
 
 want() { [ -z "$CASES" ] || [[ ",$CASES," == *",$1,"* ]]; }
+# want_any CASE_SPEC...: is one of these cases ("name|options") wanted?
+want_any() {
+	local c
+	for c in "$@"; do
+		want "${c%%|*}" && return 0
+	done
+	return 1
+}
 
 # on any exit (a signal included): stop a client and a server still
 # running (inside a namespace they would keep it alive), then remove the
@@ -180,7 +188,7 @@ run_reps() {
 	done
 }
 run_reps run_memif "${ALL_CASES[@]}"
-if [ $AFP = 1 ] && { want afp_send_lat_64 || want afp_write_bw_64k || want afp_write_bw_64k_pad; }; then
+if [ $AFP = 1 ] && want_any "${AFP_CASES[@]}"; then
 	if [ "$(id -u)" = 0 ] && afp_setup; then
 		run_reps run_afp "${AFP_CASES[@]}"
 		afp_teardown

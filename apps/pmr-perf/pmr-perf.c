@@ -797,8 +797,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 				if (eh->ether_type == rte_cpu_to_be_16(RAW_ETHERTYPE)) {
 					uint32_t len = rte_pktmbuf_pkt_len(m[i]) - 14;
 
-					if (len + 14 > flen_max)
-						flen_max = len + 14;
+					flen_max = RTE_MAX(flen_max, len + 14);
 					if (len > pl)
 						len = pl;
 					memcpy(buf, rte_pktmbuf_mtod_offset(m[i],
