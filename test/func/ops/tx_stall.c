@@ -13,6 +13,15 @@
  * a SEND that cannot be built for lack of room: no packet of A is in
  * flight, and A's timer (4.2 ms) decides.
  *
+ * The other half of the rule: while the ring takes frames, however few,
+ * a timeout of a QP that waits with nothing in flight uses no retry (it
+ * waits its turn behind other QPs, as on a busy link).  moving() holds
+ * A back behind 255 busy QPs on a ring the program empties by one frame
+ * every millisecond: the engine hands each freed place to the QP at the
+ * head of its rotation, which moves by one QP a run, so A's turn comes
+ * only after about 128 frames.  Meanwhile A's timer expires at least
+ * twice without a retry; when the ring stops, it fails as above.
+ *
  *   tx_stall        run by ring.sh (EAL arguments, the configuration)
  */
 #include <stdio.h>
@@ -32,6 +41,8 @@ enum {
 	RING = 64,              /* the transmit ring: 63 frames */
 	MTU = 256,
 	B_PKTS = 200,           /* B's SEND: more than ring + device queue */
+	BUSY = 256,             /* moving(): the QPs ahead of A */
+	MOVE_MS = 70,           /* moving(): how long the ring moves */
 };
 
 static struct vt v;
@@ -170,6 +181,137 @@ static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
 	CHECK_EQ(rte_ring_count(txr), 0);
 }
 
+/* A QP of the device connected to a QPN that never answers (its frames
+ * go nowhere), its completions on the shared CQs. */
+static struct pmr_qp *busy_qp(struct pmr_cq *scq, struct pmr_cq *rcq,
+			      const struct vt_opts *o)
+{
+	struct pmr_qp *qp = vt_qp(v.pd, PMR_QPT_RC, scq, rcq, 4, 0);
+
+	vt_connect(&v, qp, 0xabcd, o);
+	return qp;
+}
+
+static uint64_t now_us(void)
+{
+	return rte_rdtsc() * 1000000 / rte_get_tsc_hz();
+}
+
+/*
+ * A (retry_cnt 1, timeout 16.8 ms) waits behind BUSY QPs on a ring that
+ * takes one frame a millisecond: no retry used, nothing of A sent, for
+ * MOVE_MS (two expiries of A's timer at least, timers being checked
+ * every 16 engine runs, 8 ms here); then the ring stops, and A fails
+ * after two timeouts.
+ */
+static void moving(uint8_t *buf, struct pmr_mr *mr)
+{
+	struct vt_opts ob = vt_opts_default(), oa = vt_opts_default();
+	struct pmr_sge bs = { (uintptr_t)buf, B_PKTS * MTU, mr->lkey };
+	struct pmr_sge s4 = { (uintptr_t)buf, 4 * MTU, mr->lkey };
+	struct pmr_sge as = { (uintptr_t)buf, 16, 0 };
+	struct pmr_send_wr aw = vt_swr(2, PMR_WR_SEND, &as, 1,
+				       PMR_SEND_INLINE);
+	static struct pmr_qp *b[BUSY];
+	struct pmr_cq *scq = vt_cq(&v, 4 * BUSY), *rcq = vt_cq(&v, 16);
+	struct pmr_roce_qp_stats qa;
+	struct vt_pair a;
+	struct pmr_wc wc;
+	uint64_t t0, tick, stop, base, moving_timeouts;
+	unsigned int drained = 0;
+	int n = 0;
+
+	ob.path_mtu = oa.path_mtu = PMR_MTU_256;
+	ob.timeout = 18;                /* 1.07 s */
+	oa.timeout = 12;                /* 16.8 ms */
+	oa.retry_cnt = 1;
+	for (int i = 0; i < BUSY; i++)
+		b[i] = busy_qp(scq, rcq, &ob);
+	vt_pair(&v, PMR_QPT_RC, &oa, 1, &a);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);    /* the moves to RTS */
+	base = port_sent();
+
+	/* b[0] fills the ring and the device's queue; the others, then A,
+	 * wait in that order */
+	for (int i = 0; i < BUSY; i++) {
+		struct pmr_send_wr w = vt_swr(100 + (uint64_t)i, PMR_WR_SEND,
+					      i == 0 ? &bs : &s4, 1, 0);
+
+		CHECK_EQ(vt_post_send1(b[i], &w), 0);
+		if (i == 0)
+			for (int k = 0; k < 4; k++)
+				CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	CHECK_EQ(rte_ring_count(txr), RING - 1);
+	CHECK_EQ(vt_post_send1(a.qp[0], &aw), 0);
+
+	/* the ring moves: a frame taken every millisecond, two engine
+	 * runs after each (the first hands a queued frame to the ring, the
+	 * second gives the place freed to the QP at the head) */
+	t0 = now_us();
+	for (tick = t0 + 1000; n == 0 && tick < t0 + MOVE_MS * 1000;
+	     tick += 1000) {
+		void *m = NULL;
+
+		while (now_us() < tick)
+			;
+		CHECK_EQ(rte_ring_dequeue(txr, &m), 0);
+		rte_pktmbuf_free(m);
+		drained++;
+		for (int k = 0; k < 2; k++)
+			CHECK(pmr_progress(v.ctx, 32) >= 0);
+		n = pmr_poll_cq(a.scq[0], 1, &wc);
+		CHECK(n >= 0);
+	}
+	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+	/* (a ring that moved: every frame taken was replaced by one) */
+	EXPECT_EQ_MSG(port_sent() - base, RING - 1 + drained,
+		      "the ring did not take a frame every millisecond");
+	EXPECT_EQ_MSG(qa.tx_pkts, 0, "A got a place in the ring before the "
+		      "others (the test needs it to wait its turn)");
+	EXPECT_EQ_MSG(n, 0, "A completed (status %s) while the ring moved",
+		      n == 1 ? pmr_wc_status_str(wc.status) : "-");
+	EXPECT_EQ_MSG(qa.timeouts, 0, "A used a retry while the ring moved");
+	moving_timeouts = qa.timeouts;
+
+	/* the ring stops: A's timer now uses its retries */
+	stop = now_us();
+	while (n == 0 && now_us() - stop < 500000) {
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+		n = pmr_poll_cq(a.scq[0], 1, &wc);
+		CHECK(n >= 0);
+	}
+	EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms of the ring "
+		      "stopping");
+	if (n == 1) {
+		CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+		CHECK_EQ(wc.wr_id, 2u);
+	}
+	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+	EXPECT_EQ(qa.timeouts, 2u);
+	EXPECT_EQ(qa.tx_pkts, 0u);
+	printf("ring moving for %lu ms (%u frames taken): A's timeouts %lu; "
+	       "ring stopped: A's timeouts %lu, completed after %lu ms\n",
+	       (unsigned long)(stop - t0) / 1000, drained,
+	       (unsigned long)moving_timeouts, (unsigned long)qa.timeouts,
+	       (unsigned long)(now_us() - stop) / 1000);
+
+	tx_drain();
+	vt_pair_destroy(&a);
+	for (int i = 0; i < BUSY; i++) {
+		CHECK_EQ(pmr_destroy_qp(b[i]), 0);
+		tx_drain();
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		tx_drain();
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	CHECK_EQ(rte_ring_count(txr), 0);
+	CHECK_EQ(pmr_destroy_cq(scq), 0);
+	CHECK_EQ(pmr_destroy_cq(rcq), 0);
+}
+
 int main(void)
 {
 	static uint8_t buf[B_PKTS * MTU];
@@ -183,6 +325,7 @@ int main(void)
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
 	stalled(0, buf, mr);
 	stalled(2, buf, mr);
+	moving(buf, mr);
 	CHECK_EQ(pmr_dereg_mr(mr), 0);
 	vt_close(&v);
 	return vt_exit();
