@@ -36,18 +36,22 @@
 #include <pmr_verbs.h>
 
 #include "vt.h"
+#include "wire.h"
 
 enum {
 	RING = 64,              /* the transmit ring: 63 frames */
 	MTU = 256,
 	B_PKTS = 200,           /* B's SEND: more than ring + device queue */
+	ROCE_Q = 64,            /* the device's queue of frames built */
 	BUSY = 256,             /* moving(): the QPs ahead of A */
 	MOVE_MS = 70,           /* moving(): how long the ring moves */
 };
 
 static struct vt v;
 static struct rte_ring *rxr, *txr;
+static struct rte_mempool *pool;        /* the program's own frames */
 static uint16_t port;
+static const uint8_t dev_mac[6] = { 0x02, 0, 0, 0, 0x97, 0x01 };
 
 /* DPDK initialised as the library does it, from the configuration
  * (ring.sh: PMR_EAL_ARGS, and a device on net_ring0 left unused). */
@@ -62,7 +66,7 @@ static void eal_init(void)
 /* The port of two rings and a RoCE device on it, its own neighbour. */
 static struct pmr_device *ring_device(void)
 {
-	static const char mac[] = "02:00:00:00:97:01";
+	static const char mac[] = "02:00:00:00:97:01";   /* dev_mac */
 	char args[160];
 	int id;
 
@@ -312,6 +316,226 @@ static void moving(uint8_t *buf, struct pmr_mr *mr)
 	CHECK_EQ(pmr_destroy_cq(rcq), 0);
 }
 
+/* Fill the transmit ring with frames of the program's own. */
+static void ring_fill(void)
+{
+	struct rte_mbuf *m;
+
+	while (rte_ring_free_count(txr) > 0) {
+		m = rte_pktmbuf_alloc(pool);
+		CHECK(m != NULL);
+		CHECK_EQ(rte_ring_enqueue(txr, m), 0);
+	}
+}
+
+/* Take every frame off the transmit ring; the PSNs of those for QPN
+ * dqpn (at most max) go to psn[].  @return how many there were. */
+static unsigned int drain_psns(uint32_t dqpn, uint32_t *psn, unsigned int max)
+{
+	unsigned int n = 0;
+	void *o = NULL;
+
+	while (rte_ring_dequeue(txr, &o) == 0) {
+		struct rte_mbuf *m = o;
+		struct wire_pkt p;
+
+		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			       m->data_len, 0, &p) == 0 && p.dqpn == dqpn) {
+			CHECK(n < max);
+			psn[n++] = p.psn;
+		}
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
+/* An ACK of everything up to psn to the device's QP qpn, as its peer
+ * (the device's own address) would send it, on the receive ring. */
+static void ack_in(uint32_t qpn, uint32_t psn, uint32_t msn)
+{
+	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff,
+					 10, 97, 0, 1 };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct wire_build b;
+	uint8_t *f;
+	int hl, len;
+
+	CHECK(m != NULL);
+	wire_build_init(&b);
+	memcpy(b.dmac, dev_mac, 6);
+	memcpy(b.smac, dev_mac, 6);
+	memcpy(b.sgid, gid, 16);
+	memcpy(b.dgid, gid, 16);
+	b.sport = 0xC000;
+	b.opcode = WIRE_OP_RC_ACKNOWLEDGE;
+	b.dqpn = qpn;
+	b.psn = psn;
+	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	b.msn = msn;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	hl = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), &b);
+	CHECK(hl > 0);
+	len = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl);
+	CHECK(len > 0);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	CHECK_EQ(rte_ring_enqueue(rxr, m), 0);
+}
+
+/* Two engine runs with room for a whole queue: the first hands the
+ * queue to the ring, the second fills it again (see partial()). */
+static void two_runs(void)
+{
+	for (int i = 0; i < 2; i++)
+		CHECK(pmr_progress(v.ctx, 64) >= 0);
+}
+
+/*
+ * A (retry_cnt `retries`, timeout 16.8 ms) has sent three packets of an
+ * eight-packet SEND, all ACKed, and waits for room.  recover false: the
+ * ring stays full, RETRY_EXC_ERR after retries + 1 timeouts; true: the
+ * ring moves again after the first timeout, the other five packets go
+ * once each, and the SEND completes when the program ACKs them.
+ *
+ * The set-up: the ring full of the program's frames; C's 61 packets and
+ * A's first three fill the device's queue, B (200 packets) waits too.
+ * Then three times: the program empties the ring, and two engine runs
+ * follow.  The first hands the queue to the ring; the engine, whose
+ * queue was full in the run before, starts this one a QP further on in
+ * its rotation, so that B, not A, is first in the second run and takes
+ * every place freed.  A's three packets go on the wire after C's; the
+ * program takes them off the ring and ACKs them.  Each step is checked.
+ */
+static void partial(uint8_t retries, bool recover, uint8_t *buf,
+		    struct pmr_mr *mr)
+{
+	enum { PSN0 = 0x100, A_PKTS = 8, A_FIRST = 3,
+	       C_PKTS = ROCE_Q - A_FIRST };
+	struct vt_opts ob = vt_opts_default(), oa = vt_opts_default();
+	struct pmr_sge bs = { (uintptr_t)buf, B_PKTS * MTU, mr->lkey };
+	struct pmr_sge cs = { (uintptr_t)buf, C_PKTS * MTU, mr->lkey };
+	struct pmr_sge as = { (uintptr_t)buf, A_PKTS * MTU, mr->lkey };
+	struct pmr_send_wr bw = vt_swr(1, PMR_WR_SEND, &bs, 1, 0);
+	struct pmr_send_wr cw = vt_swr(3, PMR_WR_SEND, &cs, 1, 0);
+	struct pmr_send_wr aw = vt_swr(2, PMR_WR_SEND, &as, 1, 0);
+	struct pmr_roce_qp_stats qa, qb, qc;
+	uint32_t psn[2 * A_PKTS];
+	struct vt_pair a, b, c;
+	struct pmr_wc wc;
+	unsigned int got = 0;
+	uint64_t t0;
+	int n = 0;
+
+	ob.path_mtu = oa.path_mtu = PMR_MTU_256;
+	ob.timeout = 18;                /* 1.07 s */
+	oa.timeout = 12;                /* 16.8 ms: none in the set-up */
+	oa.retry_cnt = retries;
+	oa.sq_psn = PSN0;
+	vt_pair(&v, PMR_QPT_RC, &ob, 1, &c);
+	vt_pair(&v, PMR_QPT_RC, &oa, 1, &a);
+	vt_pair(&v, PMR_QPT_RC, &ob, 1, &b);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);    /* the moves to RTS */
+
+	ring_fill();
+	CHECK_EQ(vt_post_send1(c.qp[0], &cw), 0);
+	CHECK(pmr_progress(v.ctx, 64) >= 0);
+	CHECK_EQ(pmr_roce_qp_stats(c.qp[0], &qc), 0);
+	CHECK_EQ(qc.tx_pkts, C_PKTS);
+	CHECK_EQ(vt_post_send1(a.qp[0], &aw), 0);
+	CHECK_EQ(vt_post_send1(b.qp[0], &bw), 0);
+	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
+	CHECK_EQ(qa.tx_pkts, A_FIRST);
+	CHECK_EQ(qb.tx_pkts, 0);
+
+	for (int round = 0; round < 3; round++) {
+		got += drain_psns(a.qp[1]->qp_num, psn + got,
+				  RTE_DIM(psn) - got);
+		if (round == 2) {
+			/* A's three were on the wire: ACKed */
+			CHECK_EQ(got, A_FIRST);
+			for (unsigned int i = 0; i < got; i++)
+				CHECK_EQ(psn[i], PSN0 + i);
+			ack_in(a.qp[0]->qp_num, PSN0 + A_FIRST - 1, 0);
+		}
+		two_runs();
+		CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+		CHECK_EQ(qa.tx_pkts, A_FIRST);  /* B took every place */
+	}
+	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
+	CHECK_EQ(qb.tx_pkts, 3 * (RING - 1));
+	CHECK_EQ(qa.rx_pkts, 1u);               /* the ACK */
+	CHECK_EQ(vt_count(a.scq[0], 0), 0);
+
+	/* nothing of A in flight, five packets to go, the ring full */
+	t0 = vt_now_ms();
+	while (n == 0 && vt_now_ms() - t0 < 500 &&
+	       (!recover || qa.timeouts == 0)) {
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+		n = pmr_poll_cq(a.scq[0], 1, &wc);
+		CHECK(n >= 0);
+		CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+	}
+	if (!recover) {
+		EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms");
+		if (n == 1) {
+			CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+			CHECK_EQ(wc.wr_id, 2u);
+		}
+		EXPECT_EQ_MSG(qa.timeouts, (uint64_t)retries + 1,
+			      "A's timeouts with retry_cnt %u", retries);
+		EXPECT_EQ_MSG(qa.tx_pkts, A_FIRST, "A built more packets");
+		EXPECT_EQ_MSG(qa.retransmits, 0, "A sent something again");
+		printf("a message 3/8 sent and ACKed, the ring stalled: %lu "
+		       "timeouts, %s after %lu ms\n",
+		       (unsigned long)qa.timeouts,
+		       n == 1 ? pmr_wc_status_str(wc.status) : "no completion",
+		       (unsigned long)(vt_now_ms() - t0));
+	} else {
+		EXPECT_EQ_MSG(n, 0, "A completed before the ring moved");
+		EXPECT_EQ(qa.timeouts, 1u);
+		/* the ring moves: B's frames, then A's other five */
+		got = 0;
+		for (int round = 0; round < 6; round++) {
+			got += drain_psns(a.qp[1]->qp_num, psn + got,
+					  RTE_DIM(psn) - got);
+			two_runs();
+		}
+		EXPECT_EQ_MSG(got, A_PKTS - A_FIRST,
+			      "A's packets once the ring moved");
+		for (unsigned int i = 0; i < got; i++)
+			EXPECT_EQ_MSG(psn[i], PSN0 + A_FIRST + i,
+				      "PSN of A's packet %u after the wait", i);
+		ack_in(a.qp[0]->qp_num, PSN0 + A_PKTS - 1, 1);
+		n = vt_poll(a.scq[0], 1, &wc, 500);
+		EXPECT_EQ_MSG(n, 1, "A did not complete once ACKed");
+		if (n == 1) {
+			CHECK_WC(wc, PMR_WC_SUCCESS);
+			CHECK_EQ(wc.wr_id, 2u);
+		}
+		CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+		EXPECT_EQ(qa.timeouts, 1u);
+		EXPECT_EQ(qa.tx_pkts, A_PKTS);
+		EXPECT_EQ(qa.retransmits, 0u);
+		printf("a message 3/8 sent and ACKed, the ring stalled: %lu "
+		       "timeout(s); the ring moving, %u more packets of A, "
+		       "%lu sent again\n", (unsigned long)qa.timeouts, got,
+		       (unsigned long)qa.retransmits);
+	}
+	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
+	EXPECT_EQ(qb.timeouts, 0u);
+
+	tx_drain();
+	vt_pair_destroy(&a);
+	vt_pair_destroy(&b);
+	vt_pair_destroy(&c);
+	for (int i = 0; i < 4; i++) {
+		tx_drain();
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	CHECK_EQ(rte_ring_count(txr), 0);
+}
+
 int main(void)
 {
 	static uint8_t buf[B_PKTS * MTU];
@@ -319,6 +543,10 @@ int main(void)
 	struct pmr_mr *mr;
 
 	eal_init();
+	pool = rte_pktmbuf_pool_create("stall_own", 4 * RING, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	CHECK(pool != NULL);
 	dev = ring_device();
 	CHECK(dev != NULL);
 	vt_open_dev(&v, dev);
@@ -326,6 +554,8 @@ int main(void)
 	stalled(0, buf, mr);
 	stalled(2, buf, mr);
 	moving(buf, mr);
+	partial(1, false, buf, mr);
+	partial(2, true, buf, mr);
 	CHECK_EQ(pmr_dereg_mr(mr), 0);
 	vt_close(&v);
 	return vt_exit();
