@@ -102,6 +102,45 @@ static void tx_drain(void)
 		rte_pktmbuf_free(m);
 }
 
+/* The ring moves again: runs of the engine until what the device had
+ * queued has gone (destroying a QP sends its queued frames; a full ring
+ * leaves the rest to the next runs), every frame taken off. */
+static void settle(void)
+{
+	for (int i = 0; i < 4; i++) {
+		tx_drain();
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	}
+	CHECK_EQ(rte_ring_count(txr), 0);
+}
+
+/*
+ * Run the engine until A's WR 2 completes (500 ms at most): it must fail
+ * with RETRY_EXC_ERR after `timeouts` timeouts.  *qa: A's counters then.
+ * @return the milliseconds it took.
+ */
+static uint64_t expect_retry_exc(struct vt_pair *a, uint64_t timeouts,
+				 struct pmr_roce_qp_stats *qa)
+{
+	uint64_t t0 = vt_now_ms();
+	struct pmr_wc wc;
+	int n = 0;
+
+	while (n == 0 && vt_now_ms() - t0 < 500) {
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+		n = pmr_poll_cq(a->scq[0], 1, &wc);
+		CHECK(n >= 0);
+	}
+	EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms");
+	if (n == 1) {
+		CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+		CHECK_EQ(wc.wr_id, 2u);
+	}
+	CHECK_EQ(pmr_roce_qp_stats(a->qp[0], qa), 0);
+	EXPECT_EQ_MSG(qa->timeouts, timeouts, "A's timeouts");
+	return vt_now_ms() - t0;
+}
+
 /*
  * A (retry_cnt `retries`) waits behind B on the stalled ring: RETRY_EXC_ERR
  * after retries + 1 timeouts, no packet of A sent.
@@ -117,9 +156,7 @@ static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
 	struct pmr_roce_qp_stats qa, qb;
 	struct pmr_roce_port_stats ps;
 	struct vt_pair a, b;
-	struct pmr_wc wc;
-	uint64_t t0, base;
-	int n = 0;
+	uint64_t ms, base;
 
 	ob.path_mtu = oa.path_mtu = PMR_MTU_256;
 	ob.timeout = 18;                /* 1.07 s */
@@ -140,23 +177,10 @@ static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
 	CHECK(qb.tx_pkts > RING - 1 && qb.tx_pkts < B_PKTS);
 
 	/* A: nothing can be built; its timer runs on a ring that moves
-	 * not at all */
+	 * not at all (no completion: the timer took the stalled ring for
+	 * one that moves) */
 	CHECK_EQ(vt_post_send1(a.qp[0], &aw), 0);
-	t0 = vt_now_ms();
-	while (n == 0 && vt_now_ms() - t0 < 500) {
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-		n = pmr_poll_cq(a.scq[0], 1, &wc);
-		CHECK(n >= 0);
-	}
-	EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms (its timer "
-		      "took the stalled ring for one that moves)");
-	if (n == 1) {
-		CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
-		CHECK_EQ(wc.wr_id, 2u);
-	}
-	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
-	EXPECT_EQ_MSG(qa.timeouts, (uint64_t)retries + 1,
-		      "A's timeouts with retry_cnt %u", retries);
+	ms = expect_retry_exc(&a, (uint64_t)retries + 1, &qa);
 	EXPECT_EQ_MSG(qa.tx_pkts, 0, "A built a packet");
 	EXPECT_EQ_MSG(qa.retransmits, 0, "A sent something again");
 	EXPECT_EQ_MSG(port_sent() - base, RING - 1,
@@ -170,19 +194,12 @@ static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
 	CHECK_EQ(vt_count(b.scq[0], 0), 0);
 	printf("retry_cnt %u: A waited with nothing in flight, %lu "
 	       "timeouts, then RETRY_EXC_ERR after %lu ms\n", retries,
-	       (unsigned long)qa.timeouts, (unsigned long)(vt_now_ms() - t0));
+	       (unsigned long)qa.timeouts, (unsigned long)ms);
 
-	/* the ring moves again: what B had queued goes (destroying a QP
-	 * sends its queued frames; a full ring leaves the rest to the
-	 * next engine runs) */
 	tx_drain();
 	vt_pair_destroy(&a);
 	vt_pair_destroy(&b);
-	for (int i = 0; i < 4; i++) {
-		tx_drain();
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-	}
-	CHECK_EQ(rte_ring_count(txr), 0);
+	settle();
 }
 
 /* A QP of the device connected to a QPN that never answers (its frames
@@ -280,19 +297,7 @@ static void moving(uint8_t *buf, struct pmr_mr *mr)
 
 	/* the ring stops: A's timer now uses its retries */
 	stop = now_us();
-	while (n == 0 && now_us() - stop < 500000) {
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-		n = pmr_poll_cq(a.scq[0], 1, &wc);
-		CHECK(n >= 0);
-	}
-	EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms of the ring "
-		      "stopping");
-	if (n == 1) {
-		CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
-		CHECK_EQ(wc.wr_id, 2u);
-	}
-	CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
-	EXPECT_EQ(qa.timeouts, 2u);
+	expect_retry_exc(&a, 2, &qa);
 	EXPECT_EQ(qa.tx_pkts, 0u);
 	printf("ring moving for %lu ms (%u frames taken): A's timeouts %lu; "
 	       "ring stopped: A's timeouts %lu, completed after %lu ms\n",
@@ -307,11 +312,7 @@ static void moving(uint8_t *buf, struct pmr_mr *mr)
 		tx_drain();
 		CHECK(pmr_progress(v.ctx, 32) >= 0);
 	}
-	for (int i = 0; i < 4; i++) {
-		tx_drain();
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-	}
-	CHECK_EQ(rte_ring_count(txr), 0);
+	settle();
 	CHECK_EQ(pmr_destroy_cq(scq), 0);
 	CHECK_EQ(pmr_destroy_cq(rcq), 0);
 }
@@ -468,30 +469,24 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 	CHECK_EQ(vt_count(a.scq[0], 0), 0);
 
 	/* nothing of A in flight, five packets to go, the ring full */
-	t0 = vt_now_ms();
-	while (n == 0 && vt_now_ms() - t0 < 500 &&
-	       (!recover || qa.timeouts == 0)) {
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-		n = pmr_poll_cq(a.scq[0], 1, &wc);
-		CHECK(n >= 0);
-		CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
-	}
 	if (!recover) {
-		EXPECT_EQ_MSG(n, 1, "A did not complete within 500 ms");
-		if (n == 1) {
-			CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
-			CHECK_EQ(wc.wr_id, 2u);
-		}
-		EXPECT_EQ_MSG(qa.timeouts, (uint64_t)retries + 1,
-			      "A's timeouts with retry_cnt %u", retries);
+		uint64_t ms = expect_retry_exc(&a, (uint64_t)retries + 1,
+					       &qa);
+
 		EXPECT_EQ_MSG(qa.tx_pkts, A_FIRST, "A built more packets");
 		EXPECT_EQ_MSG(qa.retransmits, 0, "A sent something again");
 		printf("a message 3/8 sent and ACKed, the ring stalled: %lu "
-		       "timeouts, %s after %lu ms\n",
-		       (unsigned long)qa.timeouts,
-		       n == 1 ? pmr_wc_status_str(wc.status) : "no completion",
-		       (unsigned long)(vt_now_ms() - t0));
+		       "timeouts, then the WR failed after %lu ms\n",
+		       (unsigned long)qa.timeouts, (unsigned long)ms);
 	} else {
+		t0 = vt_now_ms();
+		while (n == 0 && qa.timeouts == 0 &&
+		       vt_now_ms() - t0 < 500) {
+			CHECK(pmr_progress(v.ctx, 32) >= 0);
+			n = pmr_poll_cq(a.scq[0], 1, &wc);
+			CHECK(n >= 0);
+			CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
+		}
 		EXPECT_EQ_MSG(n, 0, "A completed before the ring moved");
 		EXPECT_EQ(qa.timeouts, 1u);
 		/* the ring moves: B's frames, then A's other five */
@@ -529,11 +524,7 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 	vt_pair_destroy(&a);
 	vt_pair_destroy(&b);
 	vt_pair_destroy(&c);
-	for (int i = 0; i < 4; i++) {
-		tx_drain();
-		CHECK(pmr_progress(v.ctx, 32) >= 0);
-	}
-	CHECK_EQ(rte_ring_count(txr), 0);
+	settle();
 }
 
 int main(void)
