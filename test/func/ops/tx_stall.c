@@ -16,7 +16,7 @@
  * The other half of the rule: while the ring takes frames, however few,
  * a timeout of a QP that waits with nothing in flight uses no retry (it
  * waits its turn behind other QPs, as on a busy link).  moving() holds
- * A back behind 255 busy QPs on a ring the program empties by one frame
+ * A back behind 256 busy QPs on a ring the program empties by one frame
  * every millisecond: the engine hands each freed place to the QP at the
  * head of its rotation, which moves by one QP a run, so A's turn comes
  * only after about 128 frames.  Meanwhile A's timer expires at least
@@ -35,6 +35,7 @@
 #include <pmr_roce.h>
 #include <pmr_verbs.h>
 
+#include "roce.h"         /* ROCE_TX_MAX, the device's queue */
 #include "vt.h"
 #include "wire.h"
 
@@ -42,7 +43,6 @@ enum {
 	RING = 64,              /* the transmit ring: 63 frames */
 	MTU = 256,
 	B_PKTS = 200,           /* B's SEND: more than ring + device queue */
-	ROCE_Q = 64,            /* the device's queue of frames built */
 	BUSY = 256,             /* moving(): the QPs ahead of A */
 	MOVE_MS = 70,           /* moving(): how long the ring moves */
 };
@@ -411,7 +411,7 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 		    struct pmr_mr *mr)
 {
 	enum { PSN0 = 0x100, A_PKTS = 8, A_FIRST = 3,
-	       C_PKTS = ROCE_Q - A_FIRST };
+	       C_PKTS = ROCE_TX_MAX - A_FIRST };
 	struct vt_opts ob = vt_opts_default(), oa = vt_opts_default();
 	struct pmr_sge bs = { (uintptr_t)buf, B_PKTS * MTU, mr->lkey };
 	struct pmr_sge cs = { (uintptr_t)buf, C_PKTS * MTU, mr->lkey };
