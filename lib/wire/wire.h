@@ -885,20 +885,6 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 		    size_t hdr_len);
 
 /*
- * wire_build_seal() for a frame whose payload is not behind its headers
- * (sent from where it lies, in a segment of its own): the ICRC over the
- * headers at buf (hdr_len bytes, as wire_build_hdrs() wrote them from the
- * same *b), the b->payload_len bytes at payload and the pad; the pad's
- * zeros and the ICRC go to trailer, which holds WIRE_TRAILER_MAX bytes.
- * Returns the trailer's length (pad + 4), or WIRE_ERR_INVAL (NULL buf, b
- * or trailer, NULL payload with a length, hdr_len shorter than the fixed
- * headers).
- */
-#define WIRE_TRAILER_MAX (3 + WIRE_ICRC_LEN)
-int wire_build_seal_ext(const uint8_t *buf, const struct wire_build *b,
-			size_t hdr_len, const void *payload, uint8_t *trailer);
-
-/*
  * A header template: what wire_build_hdrs() writes for one flow that does
  * not change from packet to packet (MACs, VLAN, IP version, addresses,
  * traffic class, TTL, flow label, UDP source port, P_Key, destination QP,

@@ -392,33 +392,6 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
-int wire_build_seal_ext(const uint8_t *buf, const struct wire_build *b,
-			size_t hdr_len, const void *payload, uint8_t *trailer)
-{
-	size_t ip_off, fixed;
-	unsigned int pad;
-	uint32_t crc;
-
-	if (!buf || !b || !trailer || (!payload && b->payload_len > 0))
-		return WIRE_ERR_INVAL;
-	ip_off = WIRE_ETH_LEN + (b->vlan ? WIRE_VLAN_LEN : 0);
-	fixed = (b->ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN) + WIRE_UDP_LEN +
-		WIRE_BTH_LEN;
-	if (hdr_len < ip_off + fixed)
-		return WIRE_ERR_INVAL;
-	pad = wire_pad_len(b->payload_len);
-	crc = b->ipv6 ? wire_icrc_begin_ipv6(buf + ip_off) :
-	      wire_icrc_begin_ipv4(buf + ip_off);
-	/* the extension headers, then the payload, then the pad */
-	crc = wire_icrc_update(crc, buf + ip_off + fixed,
-			       hdr_len - ip_off - fixed);
-	crc = wire_icrc_update(crc, payload, b->payload_len);
-	memset(trailer, 0, pad);
-	crc = wire_icrc_update(crc, trailer, pad);
-	wire_icrc_put(trailer + pad, crc);
-	return (int)(pad + WIRE_ICRC_LEN);
-}
-
 uint16_t wire_udp_sport(uint32_t qpn)
 {
 	/* Linux hash_32(qpn, 14): golden-ratio multiplicative hash */

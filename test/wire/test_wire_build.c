@@ -202,26 +202,6 @@ static void build_and_compare(const char *what, const struct wire_build *b,
 	CHECK_EQ(wire_build_seal(g, sizeof(g), b, (size_t)hl), total);
 	CHECK_BYTES(g, (size_t)total, exp, exp_len, what);
 
-	/* wire_build_seal_ext: the payload elsewhere, the pad and ICRC
-	 * in a trailer of their own; joined, the same frame */
-	{
-		uint8_t tr[WIRE_TRAILER_MAX + 1];
-		int tl;
-
-		memset(g, 0xCC, sizeof(g));
-		memset(tr, 0xCC, sizeof(tr));
-		CHECK_EQ(wire_build_hdrs(g, sizeof(g), b), hl);
-		tl = wire_build_seal_ext(g, b, (size_t)hl, pl, tr);
-		CHECK_EQ(tl, total - hl - (int)b->payload_len);
-		CHECK_EQ(tr[WIRE_TRAILER_MAX], 0xCC);	/* nothing past it */
-		if (tl > 0) {
-			memcpy(g + hl, pl, b->payload_len);
-			memcpy(g + hl + b->payload_len, tr, (size_t)tl);
-			CHECK_BYTES(g, (size_t)total, exp, exp_len,
-				    "sealed with the payload apart");
-		}
-	}
-
 	/* from a template of the flow: the same frame, with only the
 	 * per-packet fields taken from the build (the rest is garbage) */
 	{
@@ -647,24 +627,6 @@ static void test_errors(void)
 	CHECK_EQ(wire_build_seal(buf, sizeof(buf), &b, 53), WIRE_ERR_INVAL);
 	CHECK_EQ(wire_build_seal(NULL, sizeof(buf), &b, 54), WIRE_ERR_INVAL);
 	CHECK_EQ(wire_build_seal(buf, sizeof(buf), NULL, 54), WIRE_ERR_INVAL);
-	{
-		uint8_t tr[WIRE_TRAILER_MAX];
-
-		CHECK_EQ(wire_build_seal_ext(buf, &b, 54, buf + 54, tr), 3 + 4);
-		CHECK_EQ(wire_build_seal_ext(buf, &b, 53, buf + 54, tr),
-			 WIRE_ERR_INVAL);
-		CHECK_EQ(wire_build_seal_ext(NULL, &b, 54, buf + 54, tr),
-			 WIRE_ERR_INVAL);
-		CHECK_EQ(wire_build_seal_ext(buf, NULL, 54, buf + 54, tr),
-			 WIRE_ERR_INVAL);
-		CHECK_EQ(wire_build_seal_ext(buf, &b, 54, NULL, tr),
-			 WIRE_ERR_INVAL);
-		CHECK_EQ(wire_build_seal_ext(buf, &b, 54, buf + 54, NULL),
-			 WIRE_ERR_INVAL);
-		b.payload_len = 0;	/* no payload: none needed */
-		CHECK_EQ(wire_build_seal_ext(buf, &b, 54, NULL, tr), 4);
-		b.payload_len = 5;
-	}
 	CHECK_EQ(wire_build_finish(buf, 54 + 5 + 3 + 4, 54 + 5), 54 + 5 + 3 + 4);
 	CHECK_EQ(wire_parse(buf, 66, 0, &(struct wire_pkt){ 0 }), 0);
 	CHECK_EQ(wire_build_finish(buf, sizeof(buf), 10), WIRE_ERR_INVAL);
