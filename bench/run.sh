@@ -11,8 +11,11 @@
 # Server on CPU 1 (-l 1), client on CPU 0 (-l 0).  Needs root for the
 # af_packet cases (netns, veth).  Raw JSON lines go to OUTDIR/results.jsonl.
 # PMR_BENCH_DEVARGS=K=V[,...] adds RoCE device arguments on both sides.
+# (the case runners and on_exit are called by name, through run_reps and
+# trap: not unreachable)
+# shellcheck disable=SC2317
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 REPS=5
 BIN=build/apps/pmr-perf/pmr-perf
@@ -98,11 +101,11 @@ run_pair() {
 	rc=$?
 	CPID=
 	# a server that failed fails the run too
-	wait "$SPID" || [ $rc -ne 0 ] || rc=1
+	wait "$SPID" || [ "$rc" -ne 0 ] || rc=1
 	SPID=
 	# and so does a client that printed no result
-	[ $rc -ne 0 ] || grep -q '"mode":"rdma"' "$OUT/$name.client.log" || rc=1
-	return $rc
+	[ "$rc" -ne 0 ] || grep -q '"mode":"rdma"' "$OUT/$name.client.log" || rc=1
+	return "$rc"
 }
 
 run_memif() {
@@ -152,11 +155,11 @@ want_any() {
 # on any exit (a signal included): stop a client and a server still
 # running (inside a namespace they would keep it alive), then remove the
 # namespaces, also those a set-up that failed half way left
-SPID= CPID=
+SPID='' CPID=''
 on_exit() {
 	[ -n "$CPID" ] && kill "$CPID" 2>/dev/null && wait "$CPID" 2>/dev/null
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
-	[ $AFP = 1 ] && [ "$(id -u)" = 0 ] && afp_teardown
+	[ "$AFP" = 1 ] && [ "$(id -u)" = 0 ] && afp_teardown
 }
 trap on_exit EXIT
 

@@ -60,7 +60,7 @@ rc_pair() {
 	spid=$!
 	# start the client once the server's device is up (memif: a client
 	# connecting while the server sets its port up gets a dead link)
-	for i in $(seq 300); do [ -S "$ctl" ] && break; sleep 0.05; done
+	for _ in $(seq 300); do [ -S "$ctl" ] && break; sleep 0.05; done
 	PMR_EAL_ARGS="$mem --file-prefix pmr-demo-c -l $cores_c --vdev $vdev,role=client" \
 	PMR_DEVICES="roce:port=0,ipv4=10.88.0.2,mac=02:00:00:88:00:02" \
 		timeout 60 "$BUILD_DIR/examples/rc_demo" --ctl "$ctl" \
@@ -81,26 +81,27 @@ rc_pair
 # same ping-pong), then RDMA SEND and WRITE latency, and the ratio.
 perf_pair() {
 	local mem sock p=$((18600 + $$ % 1000)) rc=0 spid cores_s=0 test log
-	mem=$(scripts/eal-args.sh "$BUILD_DIR")
+	# the EAL's memory arguments: several words
+	read -ra mem <<<"$(scripts/eal-args.sh "$BUILD_DIR")"
 	[ "$(nproc)" -ge 2 ] && cores_s=1
 	for test in send_lat write_lat; do
 		sock=$(mktemp -u /tmp/pmr-demo-perf.XXXXXX)
 		log=$(mktemp /tmp/pmr-demo-perf-server.XXXXXX)
 		echo "+ pmr-perf $test -s 64 --raw-compare over memif"
-		timeout 130 "$BUILD_DIR/apps/pmr-perf/pmr-perf" $test -p $p \
+		timeout 130 "$BUILD_DIR/apps/pmr-perf/pmr-perf" "$test" -p "$p" \
 			--dev port=0,ipv4=10.88.1.1,mac=02:00:00:88:01:01 -- \
-			-l $cores_s --no-pci $mem --file-prefix pmr-demo-ps \
+			-l "$cores_s" --no-pci "${mem[@]}" --file-prefix pmr-demo-ps \
 			--log-level=lib.eal:error --log-level='pmd.*:error' \
-			--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
+			--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
 			> "$log" 2>&1 &
 		spid=$!
 		sleep 0.5
-		timeout 120 "$BUILD_DIR/apps/pmr-perf/pmr-perf" $test -s 64 \
-			-n "$ITERS" --raw-compare -p $p 127.0.0.1 \
+		timeout 120 "$BUILD_DIR/apps/pmr-perf/pmr-perf" "$test" -s 64 \
+			-n "$ITERS" --raw-compare -p "$p" 127.0.0.1 \
 			--dev port=0,ipv4=10.88.1.2,mac=02:00:00:88:01:02 -- \
-			-l 0 --no-pci $mem --file-prefix pmr-demo-pc \
+			-l 0 --no-pci "${mem[@]}" --file-prefix pmr-demo-pc \
 			--log-level=lib.eal:error --log-level='pmd.*:error' \
-			--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
+			--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192" \
 			2>/dev/null || rc=1
 		wait "$spid" || rc=1
 		if [ "$rc" -ne 0 ]; then

@@ -27,17 +27,17 @@ expect() {
 run() {
 	local sock=$DIR/memif.sock p=$((port++)) out=$DIR/out rc
 	rm -f "$sock"
-	timeout 60 "$BIN" "$@" -p $p --json \
+	timeout 60 "$BIN" "$@" -p "$p" --json \
 		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
 		-l 1 --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
-		--vdev net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192 \
+		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
 		>"$DIR/server.log" 2>&1 &
 	local spid=$!
 	sleep 0.3
-	timeout 60 "$BIN" "$@" -p $p --json 127.0.0.1 \
+	timeout 60 "$BIN" "$@" -p "$p" --json 127.0.0.1 \
 		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
 		-l 0 --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
-		--vdev net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192 \
+		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192" \
 		>"$out" 2>"$DIR/client.err"
 	rc=$?
 	wait $spid || rc=1

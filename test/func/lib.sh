@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 #
 # Helpers for pmrdma's multi-process functional tests (suite 'func').
 # Source it from a bash test script:

@@ -38,15 +38,17 @@ pmrt_log "client: PMR_EAL_ARGS=$CLI_EAL PMR_DEVICES=$CLI_DEV"
 
 fails=0
 for s in $SIZES; do
+	# shellcheck disable=SC2034   # srv, cli: passed by name
 	srv=(env "PMR_EAL_ARGS=$SRV_EAL" "PMR_DEVICES=$SRV_DEV"
 	     "$RCPP" -g 0 -m "$MTU" -p "$PORT" -s "$s" -n "$N")
+	# shellcheck disable=SC2034
 	cli=(env "PMR_EAL_ARGS=$CLI_EAL" "PMR_DEVICES=$CLI_DEV"
 	     "$RCPP" -g 0 -m "$MTU" -p "$PORT" -s "$s" -n "$N" 127.0.0.1)
 	pmrt_memif_reset
 	pmrt_run_pair "size-$s" "$TMO" "$PORT" srv cli
 	why=""
-	[ $PMRT_RC_SERVER -eq 0 ] || why+=" server exit $PMRT_RC_SERVER;"
-	[ $PMRT_RC_CLIENT -eq 0 ] || why+=" client exit $PMRT_RC_CLIENT;"
+	[ "$PMRT_RC_SERVER" -eq 0 ] || why+=" server exit $PMRT_RC_SERVER;"
+	[ "$PMRT_RC_CLIENT" -eq 0 ] || why+=" client exit $PMRT_RC_CLIENT;"
 	for side in server client; do
 		grep -q "^$N iters in" "$PMRT_LOGDIR/size-$s.$side.log" 2>/dev/null ||
 			why+=" $side did not print '$N iters';"

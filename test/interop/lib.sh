@@ -13,6 +13,8 @@
 # PMR_RXE_CAPTURE, PMR_RXE_KEEP, PMR_NO_HUGE, PMR_TEST_LOGDIR, RXE_PEER,
 # RXE_PEER_WORK (see the scripts' headers).
 
+# (the settings below are read by the scripts that source this file)
+# shellcheck disable=SC2034
 PORT=18515            # the guest tools' default
 IFACE=pmr0
 OUR_IP=10.77.0.2
@@ -28,7 +30,9 @@ rxe_init() {
 	BUILD=$(cd "$3" && pwd)
 	P=${RXE_PEER:-$SRC/../shared/tools/rxe-peer/rxe-peer}
 	export RXE_PEER_WORK=${RXE_PEER_WORK:-/var/tmp/pmr-rxe-peer}
+	# shellcheck disable=SC2034   # both read by the calling script
 	MTU=${PMR_RXE_MTU:-1024}
+	# shellcheck disable=SC2034
 	TMO=${PMR_RXE_TIMEOUT:-$RXE_TMO_DEFAULT}
 	LOGDIR=${PMR_TEST_LOGDIR:-$BUILD/test-logs/$RXE_NAME}
 }
@@ -116,10 +120,11 @@ rxe_peer_attach() {
 
 # rxe_finish T0: stop the capture, print the summary; the exit status is
 # 0 when something passed (passes) and nothing failed (failures).
+# shellcheck disable=SC2154   # passes, failures: the caller's counts
 rxe_finish() {
 	if [ "${PMR_RXE_CAPTURE:-0}" = 1 ]; then
 		"$P" capture stop "$LOGDIR/rxe.pcap" >>"$LOGDIR/peer.log" 2>&1
 	fi
 	say "$passes passed, $failures failed in $(elapsed "$1") s (logs: $LOGDIR)"
-	[ $failures -eq 0 ] && [ $passes -gt 0 ]
+	[ "$failures" -eq 0 ] && [ "$passes" -gt 0 ]
 }

@@ -54,6 +54,7 @@ t0=$(now)
 
 rxe_peer_up
 "$P" detach "$IFACE" >>"$LOGDIR/peer.log" 2>&1   # left by a kept peer
+# shellcheck disable=SC2119   # no options: an unpinned peer
 rxe_peer_attach
 # Warm-up: the guest's first RDMA test is slow (QEMU translating new code).
 "$P" run -t 60 "$GUEST" "ibv_devinfo -d rxe0" >>"$LOGDIR/peer.log" 2>&1

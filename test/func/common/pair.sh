@@ -47,6 +47,7 @@ veth_names() {
 			;;
 		esac
 	done
+	# shellcheck disable=SC2034   # the caller's namespaces
 	nsa=$1-a-$$ nsb=$1-b-$$
 }
 
@@ -70,6 +71,7 @@ veth_up() {
 }
 
 # the af_packet vdev options of veth runs
+# shellcheck disable=SC2034   # read by the scripts that source this file
 AFP_ARGS="qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
 
 pair_filter() {
@@ -85,6 +87,7 @@ pair_filter() {
 # ARGS_*: the options of each side besides --role and --ctl; TAG names the
 # logs ($logdir/[TAG.]server.log, client.log; may be empty).
 # @return 0 when both sides exited 0
+# shellcheck disable=SC2154   # logdir, prog: set by the sourcing script
 pair_run() {
 	local tag=$1 pfx_s=$2 pfx_c=$3 eal_s=$4 eal_c=$5 dev_s=$6 dev_c=$7
 	local args_s=$8 args_c=$9 ctl=${10} t=${11}

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Shared by memif.sh and veth.sh: EAL memory arguments and running the
 # server (background) / client (foreground) pair of rc_ops (both from
 # ../common/pair.sh).

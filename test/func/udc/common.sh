@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Shared by memif.sh and veth.sh: run the udc server (background) and
 # client (foreground) for one device configuration (../common/pair.sh).
 #
