@@ -14,7 +14,7 @@ PACKAGES=(
 	gcc meson ninja-build pkg-config
 	dpdk dpdk-dev libdpdk-dev libnuma-dev
 	# tests and tools
-	python3 python3-scapy tshark iproute2 procps
+	python3 python3-scapy tshark iproute2 procps shellcheck
 	# plots (latency histograms)
 	gnuplot-nox
 )
