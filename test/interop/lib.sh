@@ -13,7 +13,8 @@
 # PMR_RXE_CAPTURE, PMR_RXE_KEEP, PMR_NO_HUGE, PMR_TEST_LOGDIR, RXE_PEER,
 # RXE_PEER_WORK (see the scripts' headers).
 
-# (the settings below are read by the scripts that source this file)
+# The settings here are read by the scripts that source this file, which
+# the linter cannot see: SC2034 (unused variable) is off for the file.
 # shellcheck disable=SC2034
 PORT=18515            # the guest tools' default
 IFACE=pmr0
@@ -30,9 +31,7 @@ rxe_init() {
 	BUILD=$(cd "$3" && pwd)
 	P=${RXE_PEER:-$SRC/../shared/tools/rxe-peer/rxe-peer}
 	export RXE_PEER_WORK=${RXE_PEER_WORK:-/var/tmp/pmr-rxe-peer}
-	# shellcheck disable=SC2034   # both read by the calling script
 	MTU=${PMR_RXE_MTU:-1024}
-	# shellcheck disable=SC2034
 	TMO=${PMR_RXE_TIMEOUT:-$RXE_TMO_DEFAULT}
 	LOGDIR=${PMR_TEST_LOGDIR:-$BUILD/test-logs/$RXE_NAME}
 }
