@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -35,6 +34,7 @@
 #include <pmr_roce.h>
 #include <pmr_verbs.h>
 
+#include "ringport.h"
 #include "roce.h"         /* ROCE_TX_MAX, the device's queue */
 #include "vt.h"
 #include "wire.h"
@@ -48,49 +48,12 @@ enum {
 };
 
 static struct vt v;
-static struct rte_ring *rxr, *txr;
+static struct ringport rp;
 static struct rte_mempool *pool;        /* the program's own frames */
-static uint16_t port;
-static const uint8_t dev_mac[6] = { 0x02, 0, 0, 0, 0x97, 0x01 };
-
-/* DPDK initialised as the library does it, from the configuration
- * (ring.sh: PMR_EAL_ARGS, and a device on net_ring0 left unused). */
-static void eal_init(void)
-{
-	struct pmr_device **list = pmr_get_device_list(NULL);
-
-	CHECK(list != NULL);
-	pmr_free_device_list(list);
-}
-
-/* The port of two rings and a RoCE device on it, its own neighbour. */
-static struct pmr_device *ring_device(void)
-{
-	static const char mac[] = "02:00:00:00:97:01";   /* dev_mac */
-	char args[160];
-	int id;
-
-	rxr = rte_ring_create("stall_rx", RING, (int)rte_socket_id(),
-			      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	txr = rte_ring_create("stall_tx", RING, (int)rte_socket_id(),
-			      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	CHECK(rxr != NULL && txr != NULL);
-	id = rte_eth_from_rings("net_stall", &rxr, 1, &txr, 1,
-				(unsigned int)rte_socket_id());
-	CHECK(id >= 0);
-	port = (uint16_t)id;
-	snprintf(args, sizeof(args),
-		 "port=%u,ipv4=10.97.0.1,mac=%s,neigh=10.97.0.1/%s",
-		 port, mac, mac);
-	return pmr_device_create("roce", args);
-}
 
 static uint64_t port_sent(void)
 {
-	struct rte_eth_stats s;
-
-	CHECK_EQ(rte_eth_stats_get(port, &s), 0);
-	return s.opackets;
+	return ringport_sent(&rp);
 }
 
 /* Take every frame off the transmit ring (the ring moves again). */
@@ -98,7 +61,7 @@ static void tx_drain(void)
 {
 	void *m = NULL;
 
-	while (rte_ring_dequeue(txr, &m) == 0)
+	while (rte_ring_dequeue(rp.tx, &m) == 0)
 		rte_pktmbuf_free(m);
 }
 
@@ -111,7 +74,7 @@ static void settle(void)
 		tx_drain();
 		CHECK(pmr_progress(v.ctx, 32) >= 0);
 	}
-	CHECK_EQ(rte_ring_count(txr), 0);
+	CHECK_EQ(rte_ring_count(rp.tx), 0);
 }
 
 /*
@@ -171,7 +134,7 @@ static void stalled(uint8_t retries, uint8_t *buf, struct pmr_mr *mr)
 	CHECK_EQ(vt_post_send1(b.qp[0], &bw), 0);
 	for (int i = 0; i < 4; i++)
 		CHECK(pmr_progress(v.ctx, 32) >= 0);
-	CHECK_EQ(rte_ring_count(txr), RING - 1);
+	CHECK_EQ(rte_ring_count(rp.tx), RING - 1);
 	CHECK_EQ(port_sent() - base, RING - 1);
 	CHECK_EQ(pmr_roce_qp_stats(b.qp[0], &qb), 0);
 	CHECK(qb.tx_pkts > RING - 1 && qb.tx_pkts < B_PKTS);
@@ -263,7 +226,7 @@ static void moving(uint8_t *buf, struct pmr_mr *mr)
 			for (int k = 0; k < 4; k++)
 				CHECK(pmr_progress(v.ctx, 32) >= 0);
 	}
-	CHECK_EQ(rte_ring_count(txr), RING - 1);
+	CHECK_EQ(rte_ring_count(rp.tx), RING - 1);
 	CHECK_EQ(vt_post_send1(a.qp[0], &aw), 0);
 
 	/* the ring moves: a frame taken every millisecond, two engine
@@ -276,7 +239,7 @@ static void moving(uint8_t *buf, struct pmr_mr *mr)
 
 		while (now_us() < tick)
 			;
-		CHECK_EQ(rte_ring_dequeue(txr, &m), 0);
+		CHECK_EQ(rte_ring_dequeue(rp.tx, &m), 0);
 		rte_pktmbuf_free(m);
 		drained++;
 		for (int k = 0; k < 2; k++)
@@ -322,10 +285,10 @@ static void ring_fill(void)
 {
 	struct rte_mbuf *m;
 
-	while (rte_ring_free_count(txr) > 0) {
+	while (rte_ring_free_count(rp.tx) > 0) {
 		m = rte_pktmbuf_alloc(pool);
 		CHECK(m != NULL);
-		CHECK_EQ(rte_ring_enqueue(txr, m), 0);
+		CHECK_EQ(rte_ring_enqueue(rp.tx, m), 0);
 	}
 }
 
@@ -336,7 +299,7 @@ static unsigned int drain_psns(uint32_t dqpn, uint32_t *psn, unsigned int max)
 	unsigned int n = 0;
 	void *o = NULL;
 
-	while (rte_ring_dequeue(txr, &o) == 0) {
+	while (rte_ring_dequeue(rp.tx, &o) == 0) {
 		struct rte_mbuf *m = o;
 		struct wire_pkt p;
 
@@ -363,8 +326,8 @@ static void ack_in(uint32_t qpn, uint32_t psn, uint32_t msn)
 
 	CHECK(m != NULL);
 	wire_build_init(&b);
-	memcpy(b.dmac, dev_mac, 6);
-	memcpy(b.smac, dev_mac, 6);
+	memcpy(b.dmac, rp.mac, 6);
+	memcpy(b.smac, rp.mac, 6);
 	memcpy(b.sgid, gid, 16);
 	memcpy(b.dgid, gid, 16);
 	b.sport = 0xC000;
@@ -380,7 +343,7 @@ static void ack_in(uint32_t qpn, uint32_t psn, uint32_t msn)
 	CHECK(len > 0);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = (uint32_t)len;
-	CHECK_EQ(rte_ring_enqueue(rxr, m), 0);
+	CHECK_EQ(rte_ring_enqueue(rp.rx, m), 0);
 }
 
 /* Two engine runs with room for a whole queue: the first hands the
@@ -533,12 +496,12 @@ int main(void)
 	struct pmr_device *dev;
 	struct pmr_mr *mr;
 
-	eal_init();
+	ringport_eal_init();
 	pool = rte_pktmbuf_pool_create("stall_own", 4 * RING, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());
 	CHECK(pool != NULL);
-	dev = ring_device();
+	dev = ringport_device(&rp, "stall", RING, 97);
 	CHECK(dev != NULL);
 	vt_open_dev(&v, dev);
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);

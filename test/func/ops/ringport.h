@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A RoCE device on a port made of two rte_rings the test program holds
+ * (rte_eth_from_rings): the program puts frames on the receive ring and
+ * takes what the device sends off the transmit ring.  For programs run
+ * by ring.sh (its EAL arguments; the device it configures on net_ring0
+ * is left unused).
+ */
+#ifndef RINGPORT_H
+#define RINGPORT_H
+
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include <pmr_verbs.h>
+
+struct ringport {
+	struct rte_ring *rx;    /* frames the device receives */
+	struct rte_ring *tx;    /* frames the device sent */
+	uint16_t port;
+	uint8_t mac[6];         /* the device's: 02:00:00:00:NET:01, NET in hex */
+};
+
+/* DPDK initialised as the library does it, from the configuration. */
+void ringport_eal_init(void);
+
+/*
+ * The port ("net_" name, rings of `size` slots) and a RoCE device on it
+ * with address 10.NET.0.1, its own neighbour (two of its QPs connected
+ * to each other exchange frames the program passes on, or not).
+ * Fails the test if it cannot be made.
+ */
+struct pmr_device *ringport_device(struct ringport *rp, const char *name,
+				   unsigned int size, uint8_t net);
+
+/* Frames the port took for transmission so far (its own counter). */
+uint64_t ringport_sent(const struct ringport *rp);
+
+#endif
