@@ -98,11 +98,13 @@ struct roce_dev {
 					   * ring full: later frames are put
 					   * off without trying again until a
 					   * flush sends something */
-	struct rte_mbuf *stash[ROCE_STASH];   /* mbufs taken from the pool in
-					       * bulk, after a transmit burst */
+	struct rte_mbuf *stash[ROCE_STASH];   /* mbufs for the next frames:
+					       * received ones done with, and
+					       * from the pool in bulk */
 	uint16_t nstash;
-	struct rte_mbuf *rx[ROCE_RX_BURST];   /* the last receive burst, freed
-					       * at the start of the next run */
+	struct rte_mbuf *rx[ROCE_RX_BURST];   /* the last receive burst, let go
+					       * at the start of the next run
+					       * (roce_rx_release()) */
 	uint16_t nrx;
 	struct pmr_roce_port_stats st;
 };
@@ -300,6 +302,7 @@ static inline bool roce_tx_room(struct roce_dev *d)
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
 void roce_held_free(struct roce_dev *d);
+void roce_rx_release(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len);

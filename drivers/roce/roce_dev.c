@@ -529,12 +529,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	uint16_t n;
 	bool timers;
 
-	/* the frames the last run took in go back to the pool now, not on
-	 * the way from a receive to the application */
-	if (d->nrx > 0) {
-		rte_pktmbuf_free_bulk(d->rx, d->nrx);
-		d->nrx = 0;
-	}
+	/* the frames the last run took in are let go now, not on the way
+	 * from a receive to the application */
+	if (d->nrx > 0)
+		roce_rx_release(d);
 	d->gen++;
 	d->now = 0;
 	timers = (d->gen & (ROCE_TIMER_EVERY - 1)) == 0;

@@ -15,8 +15,9 @@
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 /*
- * An mbuf for a frame: from the stash, which a transmit burst refills in
- * bulk once the frames are on their way; from the pool when it is empty.
+ * An mbuf for a frame: from the stash, which received frames refill as
+ * they are let go (roce_rx_release()) and a transmit burst in bulk once
+ * the frames are on their way; from the pool when it is empty.
  */
 static struct rte_mbuf *mbuf_get(struct roce_dev *d)
 {
@@ -375,6 +376,35 @@ static void tx_keep(struct roce_dev *d, uint16_t sent)
 	memmove(d->tx, d->tx + sent,
 		(size_t)(d->ntx - sent) * sizeof(d->tx[0]));
 	d->ntx -= sent;
+}
+
+/*
+ * The frames the last receive burst took in, done with: into the stash
+ * while it has room, as the next frames to send, when they are plain
+ * (one segment of the device's pool, direct, no other reference: what a
+ * receive burst gives); the rest back to the pool.  A frame to send then
+ * takes an mbuf whose lines this core has just used, and a ping-pong
+ * pays neither a free nor a refill per frame.
+ */
+void roce_rx_release(struct roce_dev *d)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < d->nrx; i++) {
+		struct rte_mbuf *m = d->rx[i];
+
+		if (d->nstash < ROCE_STASH && m->pool == d->pool &&
+		    m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+		    rte_mbuf_refcnt_read(m) == 1) {
+			rte_pktmbuf_reset(m);
+			d->stash[d->nstash++] = m;
+		} else {
+			d->rx[k++] = m;
+		}
+	}
+	if (k > 0)
+		rte_pktmbuf_free_bulk(d->rx, k);
+	d->nrx = 0;
 }
 
 /* Hand the frames built to the port (tx_keep() for those it leaves). */

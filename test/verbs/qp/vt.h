@@ -54,6 +54,13 @@ extern int vt_failures;
 		vt_failures++; \
 	} \
 } while (0)
+#define EXPECT_MSG(cond, fmt, ...) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: EXPECT failed: %s: " fmt "\n", \
+			__FILE__, __LINE__, #cond, ##__VA_ARGS__); \
+		vt_failures++; \
+	} \
+} while (0)
 
 /* Check a WC's status with the status names in the message. */
 #define CHECK_WC(wc, st) do { \
