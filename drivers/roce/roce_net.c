@@ -382,9 +382,9 @@ static void tx_keep(struct roce_dev *d, uint16_t sent)
  * The frames the last receive burst took in, done with: into the stash
  * while it has room, as the next frames to send, when they are plain
  * (one segment of the device's pool, direct, no other reference: what a
- * receive burst gives); the rest back to the pool.  A frame to send then
- * takes an mbuf whose lines this core has just used, and a ping-pong
- * pays neither a free nor a refill per frame.
+ * receive burst gives); the rest back to their pools.  A frame to send
+ * then takes an mbuf whose lines this core has just used, and a
+ * ping-pong pays neither a free nor a refill per frame.
  */
 void roce_rx_release(struct roce_dev *d)
 {
