@@ -78,7 +78,7 @@ static bool frame_intact(const struct rte_mbuf *m, uint8_t tag)
 }
 
 /* The device takes in the n frames as one receive burst, then lets them
- * go at its next run.  *drops: how the port counted them. */
+ * go at its next run.  *before: its port's counters before the burst. */
 static void receive(struct rte_mbuf **m, unsigned int n,
 		    struct pmr_roce_port_stats *before)
 {
