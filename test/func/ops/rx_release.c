@@ -13,9 +13,9 @@
  * another MAC, so the device drops them unparsed; the chained one as
  * malformed), and what the device sends (UC SENDs, which nothing
  * acknowledges or sends again) is taken off the transmit ring.  The
- * device's stash is known at every step: empty on a new device, filled
- * to its 32 by the transmit after its first frame, and then one less per
- * frame sent and one more per plain frame let go.  The device's pool is
+ * device's stash is known at every step: empty on a new device, one
+ * less per frame sent and one more per plain frame let go, and filled to
+ * its 32 after a transmit that leaves it less than half full.  The device's pool is
  * the one its first frame sent comes from.
  *
  *   rx_release      run by ring.sh (EAL arguments)
@@ -111,9 +111,12 @@ static const struct rte_mbuf *send_one(uint64_t wr_id)
 		dpool = ((struct rte_mbuf *)m)->pool;
 	CHECK(((struct rte_mbuf *)m)->pool == dpool);
 	rte_pktmbuf_free(m);
-	/* an empty stash: the frame's mbuf came from the pool, and the
-	 * transmit filled the stash */
-	stash = stash == 0 ? ROCE_STASH : stash - 1;
+	/* the frame's mbuf came from the stash (from the pool when it was
+	 * empty); a stash left less than half full is filled after the
+	 * transmit */
+	stash = stash > 0 ? stash - 1 : 0;
+	if (stash < ROCE_STASH / 2)
+		stash = ROCE_STASH;
 	return m;
 }
 

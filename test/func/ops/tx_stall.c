@@ -45,6 +45,7 @@ enum {
 	B_PKTS = 200,           /* B's SEND: more than ring + device queue */
 	BUSY = 256,             /* moving(): the QPs ahead of A */
 	MOVE_MS = 70,           /* moving(): how long the ring moves */
+	NET = 97,               /* the device's address: 10.NET.0.1 */
 };
 
 static struct vt v;
@@ -318,7 +319,7 @@ static unsigned int drain_psns(uint32_t dqpn, uint32_t *psn, unsigned int max)
 static void ack_in(uint32_t qpn, uint32_t psn, uint32_t msn)
 {
 	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff,
-					 10, 97, 0, 1 };
+					 10, NET, 0, 1 };
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	struct wire_build b;
 	uint8_t *f;
@@ -501,7 +502,7 @@ int main(void)
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());
 	CHECK(pool != NULL);
-	dev = ringport_device(&rp, "stall", RING, 97);
+	dev = ringport_device(&rp, "stall", RING, NET);
 	CHECK(dev != NULL);
 	vt_open_dev(&v, dev);
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
