@@ -413,6 +413,29 @@ static void bw_print(const struct bw_res *r, bool raw)
 	fflush(stdout);
 }
 
+/* pmrdma's bandwidth and message rate as ratios to the raw port's; a
+ * ratio with nothing to divide by (0-byte messages carry no bytes) is
+ * "-" in the text, null in JSON. */
+static void bw_ratio_print(const struct bw_res *r, const struct bw_res *raw,
+			   uint64_t bytes)
+{
+	char bw[32] = "-", mr[32] = "-";
+
+	if (raw->avg > 0)
+		snprintf(bw, sizeof(bw), o.json ? "%.3f" : "x%.3f",
+			 r->avg / raw->avg);
+	else if (o.json)
+		strcpy(bw, "null");
+	if (raw->mpps > 0)
+		snprintf(mr, sizeof(mr), o.json ? "%.3f" : "x%.3f",
+			 r->mpps / raw->mpps);
+	else if (o.json)
+		strcpy(mr, "null");
+	printf(o.json ? "{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"bw_ratio\":%s,\"msg_rate_ratio\":%s}\n" :
+	       " ratio pmrdma/raw (%s, %d QP) %-7lu BW %s   MsgRate %s\n",
+	       o.test, o.nqp, bytes, bw, mr);
+}
+
 /* ---- histogram (gnuplot) ------------------------------------------------ */
 
 static void histogram(const double *rdma, size_t n, const double *raw,
@@ -768,7 +791,8 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 {
 	uint32_t frag = frag_size();
 	uint32_t pl = size < frag ? (uint32_t)size : frag;
-	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
+	/* (a message of 0 bytes is one frame, as an empty SEND is) */
+	uint32_t nfr = size ? (uint32_t)((size + frag - 1) / frag) : 1;
 	uint8_t *buf = calloc(1, frag + 64);
 	char l[256];
 
@@ -2035,11 +2059,7 @@ int main(int argc, char **argv)
 			if (!server) {
 				bw_print(&r, false);
 				if (o.raw == 2)
-					printf(o.json ? "{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"bw_ratio\":%.3f,\"msg_rate_ratio\":%.3f}\n" :
-					       " ratio pmrdma/raw (%s, %d QP) %-7lu BW x%.3f   MsgRate x%.3f\n",
-					       o.test, o.nqp, s,
-					       raw_br[k].avg > 0 ? r.avg / raw_br[k].avg : 0,
-					       raw_br[k].mpps > 0 ? r.mpps / raw_br[k].mpps : 0);
+					bw_ratio_print(&r, &raw_br[k], s);
 			}
 		}
 	}

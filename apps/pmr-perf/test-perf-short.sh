@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Short perf-suite check of pmr-perf: every test for a moment over memif
-# (server -l 1, client -l 0), with the raw-port baseline in the same run
-# where the test has one (--raw-compare below).  Fails if a run fails or reports no (or a non-positive) result,
-# pmrdma's or, with --raw-compare, the raw port's; it
-# does not judge the numbers (bench/run.sh does that).
+# Short check of pmr-perf (perf and func suites): every test for a moment
+# over memif (server -l 1, client -l 0), with the raw-port baseline in the
+# same run where the test has one (--raw-compare below).  Fails if a run
+# fails or reports no (or a non-positive) result, pmrdma's or, with
+# --raw-compare, the raw port's (a message rate: 0-byte messages have no
+# bandwidth), or an option is not refused as it should be; it does not
+# judge the numbers (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
@@ -46,7 +48,7 @@ run() {
 	for m in "${modes[@]}"; do
 		if ! grep -q "\"mode\":\"$m\"" "$out" ||
 		   grep "\"mode\":\"$m\"" "$out" |
-		   grep -q -E '"(t_typical|bw_avg)":(-|n|0\.0+[,}])'; then
+		   grep -q -E '"(t_typical|msg_rate_mpps)":(-|n|0\.0+[,}])'; then
 			bad=1
 		fi
 	done
@@ -110,6 +112,11 @@ run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32}' \
 	'send_bw -l 32: no "post_list":32 in its JSON'
 run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
+# messages of 0 bytes: a message rate, no bandwidth to compare (the raw
+# stream sends one empty frame a message)
+run send_bw -s 0 -n 2000 --raw-compare
+expect '"mode":"ratio".*"bw_ratio":null,"msg_rate_ratio":[0-9]' \
+	"send_bw -s 0: no ratio line with a message rate ratio and no BW ratio"
 run read_bw -s 4096 -n 2000
 run atomic_bw -n 2000
 run send_lat -s 64 -n 500 -q 64
