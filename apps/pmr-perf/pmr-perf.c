@@ -725,7 +725,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
 	uint64_t req = o.op == OP_READ && size > 16 ? 16 : size;
 	uint32_t nreq = (uint32_t)((req + frag - 1) / frag);
-	uint8_t *buf = calloc(1, size + frag), *rbuf = calloc(1, frag);
+	uint8_t *buf, *rbuf;
 	uint64_t total = iters + warm;
 	uint64_t *t = NULL;
 
@@ -733,6 +733,10 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		nfr = 1;
 	if (nreq == 0)
 		nreq = 1;
+	/* frames are copied out of and into buffers as long as the
+	 * message, at the frame's place in it, as the stack's are */
+	buf = calloc(1, size + frag);
+	rbuf = calloc(nfr, frag);
 	if (!server)
 		t = malloc((total + 1) * sizeof(*t));
 	barrier("RAWLAT");
@@ -740,7 +744,8 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		uint32_t got = 0, len, spins = 0;
 
 		for (;;) {
-			if (raw_rx_copy(rbuf, frag, &len)) {
+			if (raw_rx_copy(rbuf + (uint64_t)got * frag, frag,
+					&len)) {
 				if (++got == nreq) {
 					got = 0;
 					raw_send_msg(buf, size, frag, nfr);
@@ -761,7 +766,8 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			t0 = rte_rdtsc();
 			/* as the RDMA loops: no clock read per empty poll */
 			for (uint32_t spins = 0; got < nfr;) {
-				got += (uint32_t)raw_rx_copy(rbuf, frag, &len);
+				got += (uint32_t)raw_rx_copy(rbuf +
+					(uint64_t)got * frag, frag, &len);
 				if (got < nfr)
 					lat_idle(&spins, t0, 1,
 						 "raw ping-pong (frame lost?)");
@@ -787,13 +793,20 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	free(rbuf);
 }
 
-static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
+/* The raw stream of iters messages (for o.duration seconds instead when
+ * there is one, except for a warm-up, always iters). */
+static void raw_bw(uint64_t size, uint64_t iters, bool warm,
+		   struct bw_res *res)
 {
 	uint32_t frag = frag_size();
 	uint32_t pl = size < frag ? (uint32_t)size : frag;
 	/* (a message of 0 bytes is one frame, as an empty SEND is) */
 	uint32_t nfr = size ? (uint32_t)((size + frag - 1) / frag) : 1;
-	uint8_t *buf = calloc(1, frag + 64);
+	/* a message's frames come out of (and go into) a buffer as long as
+	 * the message, each at its place, as the stack's do: a stream of
+	 * large messages pays for memory that one frame's worth, always in
+	 * cache, would hide */
+	uint8_t *buf = calloc(nfr, frag);
 	char l[256];
 
 	barrier("RAWBW");
@@ -824,7 +837,8 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 					flen_max = RTE_MAX(flen_max, len + 14);
 					if (len > pl)
 						len = pl;
-					memcpy(buf, rte_pktmbuf_mtod_offset(m[i],
+					memcpy(buf + rx % nfr * frag,
+					       rte_pktmbuf_mtod_offset(m[i],
 					       uint8_t *, 14), len);
 					rx++;
 					bytes += len;
@@ -847,18 +861,20 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 		struct rte_mbuf *m[RAW_BURST];
 		uint64_t frames = iters * nfr, sent = 0;
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
+		double duration = warm ? 0 : o.duration;
 		uint64_t rx, bytes;
 		unsigned int max_burst = 0, took, flen_max;
 		double ns;
 
-		memset(buf, 0xa5, frag);
-		while (o.duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
+		memset(buf, 0xa5, (size_t)nfr * frag);
+		while (duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
 			uint16_t n = (uint16_t)o.raw_burst, k = 0;
 
-			if (o.duration == 0 && frames - sent < n)
+			if (duration == 0 && frames - sent < n)
 				n = (uint16_t)(frames - sent);
 			for (; k < n; k++) {
-				m[k] = raw_frame(buf, pl, (uint32_t)(sent + k));
+				m[k] = raw_frame(buf + (sent + k) % nfr * frag,
+						 pl, (uint32_t)(sent + k));
 				if (m[k] == NULL)
 					break;
 			}
@@ -885,7 +901,7 @@ static void raw_bw(uint64_t size, uint64_t iters, struct bw_res *res)
 			res->peak = res->avg;
 			res->mpps = (double)(rx - 1) / nfr / ns * 1e3;
 		}
-		if (!o.json && rx < sent)
+		if (!o.json && !warm && rx < sent)
 			printf(" (raw: %lu of %lu frames received)\n", rx, sent);
 	}
 	barrier("RAWBWDONE");
@@ -1991,9 +2007,15 @@ int main(int argc, char **argv)
 				if (!server)
 					lat_print(&raw_lr[k], true);
 			} else {
+				struct bw_res w;
+
 				if (k == 0)
 					bw_header(true);
-				raw_bw(sizes[k], it, &raw_br[k]);
+				/* warm-up, as the RDMA test's (one stream:
+				 * one QP's worth): the first frames, buffers
+				 * and caches */
+				raw_bw(sizes[k], (uint64_t)o.tx_depth, true, &w);
+				raw_bw(sizes[k], it, false, &raw_br[k]);
 				if (!server)
 					bw_print(&raw_br[k], true);
 			}
