@@ -46,6 +46,7 @@
 
 #define DEF_PORT 18515
 #define MAX_SIZE (8u << 20)
+#define MAX_MSG (1ul << 31)      /* the RoCE device's max_msg_sz */
 #define RAW_ETHERTYPE 0x88B5
 #define RAW_POOL_MBUFS 4095
 #define RAW_DATA 8192
@@ -107,6 +108,16 @@ static void die(const char *fmt, ...)
 	fprintf(stderr, "\n");
 	va_end(ap);
 	exit(1);
+}
+
+/* calloc that dies, naming what it was for, when there is no memory. */
+static void *zalloc(size_t n, size_t size, const char *what)
+{
+	void *p = calloc(n, size);
+
+	if (p == NULL)
+		die("out of memory for %s (%zu x %zu bytes)", what, n, size);
+	return p;
 }
 
 /* Run the engine while the application waits, unless a service core does. */
@@ -476,7 +487,7 @@ static void histogram(const double *rdma, size_t n, const double *raw,
 		f = fopen(dat[k], "w");
 		if (f == NULL)
 			return;
-		h = calloc(nb, sizeof(*h));
+		h = zalloc(nb, sizeof(*h), "the histogram");
 		for (size_t i = 0; i < cnt[k]; i++) {
 			size_t b = (size_t)(s[k][i] / bin);
 
@@ -735,10 +746,10 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		nreq = 1;
 	/* frames are copied out of and into buffers as long as the
 	 * message, at the frame's place in it, as the stack's are */
-	buf = calloc(1, size + frag);
-	rbuf = calloc(nfr, frag);
+	buf = zalloc(1, size + frag, "the raw message");
+	rbuf = zalloc(nfr, frag, "the raw message received");
 	if (!server)
-		t = malloc((total + 1) * sizeof(*t));
+		t = zalloc(total + 1, sizeof(*t), "the timestamps");
 	barrier("RAWLAT");
 	if (server) {
 		uint32_t got = 0, len, spins = 0;
@@ -775,7 +786,7 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		}
 		t[total] = rte_rdtsc();
 		tcp_send("END\n");
-		double *s = malloc(iters * sizeof(*s));
+		double *s = zalloc(iters, sizeof(*s), "the samples");
 
 		/* like the RDMA test: half round trip for send/write */
 		double div = o.op == OP_SEND || o.op == OP_WRITE ? 2 : 1;
@@ -806,7 +817,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 	 * the message, each at its place, as the stack's do: a stream of
 	 * large messages pays for memory that one frame's worth, always in
 	 * cache, would hide */
-	uint8_t *buf = calloc(nfr, frag);
+	uint8_t *buf = zalloc(nfr, frag, "the raw message");
 	char l[256];
 
 	barrier("RAWBW");
@@ -1028,7 +1039,7 @@ static void qps_create(void)
 	rcq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, NULL, 0);
 	if (scq == NULL || rcq == NULL)
 		die("pmr_create_cq: %s", strerror(errno));
-	qps = calloc((size_t)o.nqp, sizeof(*qps));
+	qps = zalloc((size_t)o.nqp, sizeof(*qps), "the QPs");
 	for (int i = 0; i < o.nqp; i++) {
 		struct rqp *q = &qps[i];
 
@@ -1410,10 +1421,13 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			struct lat_res *res)
 {
 	uint64_t total = iters + warm, it;
-	uint64_t *t = server ? NULL : malloc((total + 1) * sizeof(*t));
+	uint64_t *t = server ? NULL :
+		zalloc(total + 1, sizeof(*t), "the timestamps");
 	bool half = o.op == OP_SEND || o.op == OP_WRITE;
-	struct pmr_send_wr *wrs = calloc((size_t)o.nqp, sizeof(*wrs));
-	struct pmr_sge *sges = calloc((size_t)o.nqp, sizeof(*sges));
+	struct pmr_send_wr *wrs = zalloc((size_t)o.nqp, sizeof(*wrs),
+					  "the WRs");
+	struct pmr_sge *sges = zalloc((size_t)o.nqp, sizeof(*sges),
+				      "the SGEs");
 
 	for (int i = 0; i < o.nqp; i++) {
 		wr_fill(&wrs[i], &sges[i], &qps[i], size);
@@ -1519,7 +1533,7 @@ out:
 	free(sges);
 	if (server)
 		return NULL;
-	double *s = malloc(iters * sizeof(*s));
+	double *s = zalloc(iters, sizeof(*s), "the samples");
 
 	for (uint64_t i = 0; i < iters; i++)
 		s[i] = (double)(t[warm + i + 1] - t[warm + i]) * 1e6 /
@@ -1538,8 +1552,10 @@ struct bw_sample {
 static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		    struct bw_res *res)
 {
-	struct pmr_send_wr *wrs = calloc((size_t)o.nqp, sizeof(*wrs));
-	struct pmr_sge *sges = calloc((size_t)o.nqp, sizeof(*sges));
+	struct pmr_send_wr *wrs = zalloc((size_t)o.nqp, sizeof(*wrs),
+					  "the WRs");
+	struct pmr_sge *sges = zalloc((size_t)o.nqp, sizeof(*sges),
+				      "the SGEs");
 	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast;
 	size_t ns = 0, cap = 1024;
 	struct bw_sample *smp = NULL;
@@ -1590,7 +1606,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	}
 
 	barrier("BW");
-	smp = malloc(cap * sizeof(*smp));
+	smp = zalloc(cap, sizeof(*smp), "the samples");
 	tmax = (uint64_t)(o.duration * (double)hz);
 	t0 = rte_rdtsc();
 	tlast = t0;
@@ -1884,6 +1900,9 @@ static void defaults(void)
 		die("%s needs RC", o.test);
 	if (o.qpt == PMR_QPT_UD && o.op != OP_SEND)
 		die("UD supports send only");
+	if (o.size > MAX_MSG)
+		die("bad -s %lu: at most %lu, the longest RDMA message", o.size,
+		    (unsigned long)MAX_MSG);
 	if (o.nqp < 1 || o.nqp > 16384)
 		die("bad -q");
 	if (o.mtu != 0 && pmr_num_to_mtu(o.mtu) == 0)

@@ -26,8 +26,11 @@ expect() {
 	grep -qE "$1" "$DIR/out" || { echo "FAIL: $2"; fail=1; }
 }
 
-run() {
-	local sock=$DIR/memif.sock p=$((port++)) out=$DIR/out rc
+# pair ARGS...: a server and a client with ARGS over a fresh memif socket;
+# the client's output in $DIR/out, its errors in $DIR/client.err.
+# @return 0 when both ended well
+pair() {
+	local sock=$DIR/memif.sock p=$((port++)) rc
 	rm -f "$sock"
 	timeout 60 "$BIN" "$@" -p "$p" --json \
 		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
@@ -40,15 +43,22 @@ run() {
 		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
 		-l 0 --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192" \
-		>"$out" 2>"$DIR/client.err"
+		>"$DIR/out" 2>"$DIR/client.err"
 	rc=$?
 	wait $spid || rc=1
+	return $rc
+}
+
+run() {
+	local out=$DIR/out rc=0
+	pair "$@" || rc=1
 	local modes=(rdma) m bad=0
 	[[ " $* " == *" --raw-compare "* ]] && modes+=(raw)
 	for m in "${modes[@]}"; do
+		# a result, and bandwidth wherever the messages carry bytes
 		if ! grep -q "\"mode\":\"$m\"" "$out" ||
 		   grep "\"mode\":\"$m\"" "$out" |
-		   grep -q -E '"(t_typical|msg_rate_mpps)":(-|n|0\.0+[,}])'; then
+		   grep -q -E '"(t_typical|msg_rate_mpps)":(-|n|0\.0+[,}])|"bytes":[1-9][0-9]*,.*"bw_avg":0\.0+[,}]'; then
 			bad=1
 		fi
 	done
@@ -59,6 +69,20 @@ run() {
 	else
 		echo "ok: pmr-perf $*"
 		grep '"mode":"ratio"' "$out"
+	fi
+}
+
+# run_dies MESSAGE ARGS...: a pair whose client must stop with MESSAGE
+# (after EAL and TCP set-up, where reject() cannot reach)
+run_dies() {
+	local msg=$1
+	shift
+	if pair "$@" || ! grep -qF "pmr-perf: $msg" "$DIR/client.err"; then
+		echo "FAIL: pmr-perf $* did not stop with '$msg'"
+		tail -5 "$DIR/client.err" "$DIR/server.log"
+		fail=1
+	else
+		echo "ok: pmr-perf $* stopped ($msg)"
 	fi
 }
 
@@ -78,6 +102,7 @@ reject() {
 }
 
 reject "bad -m 1500" send_lat -m 1500
+reject "bad -s 2147483649" send_bw -s 2147483649
 reject "write_lat needs -s >= 1" write_lat -s 0
 reject "-D is for the bandwidth tests" send_lat -D 1
 reject "bad -l" send_bw -l 0
@@ -117,6 +142,9 @@ run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
 run send_bw -s 0 -n 2000 --raw-compare
 expect '"mode":"ratio".*"bw_ratio":null,"msg_rate_ratio":[0-9]' \
 	"send_bw -s 0: no ratio line with a message rate ratio and no BW ratio"
+# memory it cannot have: a clear stop, not a crash (10^18 timestamps)
+run_dies "out of memory for the timestamps" send_lat -s 2 \
+	-n 1000000000000000000 --raw
 run read_bw -s 4096 -n 2000
 run atomic_bw -n 2000
 run send_lat -s 64 -n 500 -q 64
