@@ -424,24 +424,24 @@ static void bw_print(const struct bw_res *r, bool raw)
 	fflush(stdout);
 }
 
-/* pmrdma's bandwidth and message rate as ratios to the raw port's; a
- * ratio with nothing to divide by (0-byte messages carry no bytes) is
- * "-" in the text, null in JSON. */
+/* num / den as a ratio to print; with nothing to divide by (0-byte
+ * messages carry no bytes) "-" in the text, null in JSON. */
+static void ratio_fmt(char *b, size_t n, double num, double den)
+{
+	if (den > 0)
+		snprintf(b, n, o.json ? "%.3f" : "x%.3f", num / den);
+	else
+		snprintf(b, n, "%s", o.json ? "null" : "-");
+}
+
+/* pmrdma's bandwidth and message rate as ratios to the raw port's. */
 static void bw_ratio_print(const struct bw_res *r, const struct bw_res *raw,
 			   uint64_t bytes)
 {
-	char bw[32] = "-", mr[32] = "-";
+	char bw[32], mr[32];
 
-	if (raw->avg > 0)
-		snprintf(bw, sizeof(bw), o.json ? "%.3f" : "x%.3f",
-			 r->avg / raw->avg);
-	else if (o.json)
-		strcpy(bw, "null");
-	if (raw->mpps > 0)
-		snprintf(mr, sizeof(mr), o.json ? "%.3f" : "x%.3f",
-			 r->mpps / raw->mpps);
-	else if (o.json)
-		strcpy(mr, "null");
+	ratio_fmt(bw, sizeof(bw), r->avg, raw->avg);
+	ratio_fmt(mr, sizeof(mr), r->mpps, raw->mpps);
 	printf(o.json ? "{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"bw_ratio\":%s,\"msg_rate_ratio\":%s}\n" :
 	       " ratio pmrdma/raw (%s, %d QP) %-7lu BW %s   MsgRate %s\n",
 	       o.test, o.nqp, bytes, bw, mr);
