@@ -58,6 +58,8 @@
 #define UD_QKEY 0x11223344u
 #define MAXQP 224                  /* 2 receives each: within NRSLOTS */
 #define MAXLOG 4096
+#define RESP_SLOTS 16              /* the responder's READ and atomic slots
+				    * (the device's max_qp_rd_atom: checked) */
 
 static uint64_t now_ns(void)
 {
@@ -201,6 +203,7 @@ static void v_setup(void)
 	struct pmr_device **l;
 	struct pmr_device *dev = NULL;
 	struct pmr_qp_init_attr ia;
+	struct pmr_device_attr da;
 	struct pmr_qp_attr a;
 	int n;
 
@@ -217,6 +220,14 @@ static void v_setup(void)
 	if (ctx == NULL)
 		die("open_device: %s", strerror(errno));
 	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	/* the cases that fill or wrap the responder's READ and atomic
+	 * slots count them as RESP_SLOTS: stop if the device has others */
+	n = pmr_query_device(ctx, &da);
+	if (n != 0)
+		die("query_device: %s", strerror(n));
+	if (da.max_qp_rd_atom != RESP_SLOTS)
+		die("the device has %d READ/atomic slots per QP, the cases "
+		    "expect RESP_SLOTS (%d)", da.max_qp_rd_atom, RESP_SLOTS);
 	pd = pmr_alloc_pd(ctx);
 	cq = pmr_create_cq(ctx, 8192, NULL, NULL, 0);
 	big = aligned_alloc(4096, BIG_SIZE);
@@ -331,7 +342,7 @@ static void v_newqp(uint32_t dqpn, uint32_t epsn, uint32_t sqpsn,
 	a.path_mtu = PMR_MTU_1024;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = epsn;
-	a.max_dest_rd_atomic = 16;
+	a.max_dest_rd_atomic = RESP_SLOTS;
 	a.min_rnr_timer = 1;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
@@ -1768,7 +1779,6 @@ static int dereg_scratch(uint8_t fill, unsigned int *same)
 /* Responses of two READs of the whole MR at MTU 1024: more than one
  * engine run sends. */
 #define TWO_READS (2 * (MR_SIZE / 1024))
-#define RESP_SLOTS 16       /* the responder's READ and atomic slots */
 
 /* A READ request to QP q at psn for len bytes at va with rkey. */
 static void read_at(const struct vqp *q, uint32_t psn, uint64_t va,
@@ -2142,7 +2152,8 @@ static void case26(void)
  * leave oldest first, in PSN order: the big READ's other responses, then
  * the small one's, although its slot comes first in the array.  (It
  * relies on a run sending 32 of the 64 responses, which cases 21 and 28
- * check, and on RESP_SLOTS being the driver's PMR_MAX_RD_ATOMIC.)
+ * check, and on RESP_SLOTS being the device's max_qp_rd_atom, which the
+ * set-up checks.)
  */
 /* A one-packet (64-byte) READ to QP q at psn. */
 static void small_read(const struct vqp *q, uint32_t psn)
