@@ -205,7 +205,7 @@ static void v_setup(void)
 	struct pmr_qp_init_attr ia;
 	struct pmr_device_attr da;
 	struct pmr_qp_attr a;
-	int n;
+	int n, err;
 
 	l = pmr_get_device_list(&n);
 	if (l == NULL || n < 1)
@@ -222,9 +222,9 @@ static void v_setup(void)
 	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
 	/* the cases that fill or wrap the responder's READ and atomic
 	 * slots count them as RESP_SLOTS: stop if the device has others */
-	n = pmr_query_device(ctx, &da);
-	if (n != 0)
-		die("query_device: %s", strerror(n));
+	err = pmr_query_device(ctx, &da);
+	if (err != 0)
+		die("query_device: %s", strerror(err));
 	if (da.max_qp_rd_atom != RESP_SLOTS)
 		die("the device has %d READ/atomic slots per QP, the cases "
 		    "expect RESP_SLOTS (%d)", da.max_qp_rd_atom, RESP_SLOTS);

@@ -15,8 +15,8 @@
  * acknowledges or sends again) is taken off the transmit ring.  The
  * device's stash is known at every step: empty on a new device, one
  * less per frame sent and one more per plain frame let go, and filled to
- * its 32 after a transmit that leaves it less than half full.  The device's pool is
- * the one its first frame sent comes from.
+ * its ROCE_STASH after a transmit that leaves it less than half full.
+ * The device's pool is the one its first frame sent comes from.
  *
  *   rx_release      run by ring.sh (EAL arguments)
  */
