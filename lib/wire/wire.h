@@ -917,6 +917,36 @@ int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b);
 int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		   const struct wire_build *b);
 
+/*
+ * A request of one packet, the message whole: what wire_tmpl_one() needs
+ * besides the template.
+ */
+struct wire_one {
+	uint8_t opcode;			/* SEND_ONLY, SEND_ONLY_IMM, WRITE_ONLY
+					 * or WRITE_ONLY_IMM, of RC or UC */
+	bool se;
+	bool ackreq;
+	uint16_t ip_id;			/* IPv4 identification */
+	uint32_t psn;
+	uint32_t imm;			/* ImmDt, host order (_IMM opcodes) */
+	uint64_t va;			/* RETH (WRITE opcodes); its DMA */
+	uint32_t rkey;			/* length is len */
+	uint32_t len;			/* payload bytes */
+	const void *data;		/* the payload (NULL when len is 0) */
+};
+
+/*
+ * The whole frame of one-packet request *o from template t at buf (cap
+ * bytes): the bytes wire_tmpl_hdrs() and wire_build_seal() write, with the
+ * payload copied in between, in one pass and without the opcode table.
+ * Returns the frame length, WIRE_ERR_BAD_OPCODE for an opcode other than
+ * those above, WIRE_ERR_NOSPC if cap is too small (nothing written), or
+ * WIRE_ERR_INVAL (a NULL argument, data NULL with len > 0, a datagram
+ * longer than its IP length field holds).
+ */
+int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+		  const struct wire_one *o);
+
 /* wire_build_init(b), with the IP version and the VLAN tag's presence of
  * template t (what wire_build_seal() needs of the flow). */
 void wire_tmpl_build_init(struct wire_build *b, const struct wire_tmpl *t);

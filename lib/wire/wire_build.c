@@ -255,26 +255,13 @@ int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b)
 	return 0;
 }
 
-int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
-		   const struct wire_build *b)
+/* The fields of a frame copied from template t that depend on its UDP
+ * length and IP identification: IP and UDP lengths, IPv4 checksum. */
+static void tmpl_lengths(uint8_t *buf, const struct wire_tmpl *t,
+			 size_t udp_len, uint16_t ip_id)
 {
-	const struct wire_opcode_info *info;
-	size_t udp_len;
-	uint8_t *ip, *bth;
-	int hdr_len;
+	uint8_t *ip = buf + t->ip_off;
 
-	if (!buf || !t || !b)
-		return WIRE_ERR_INVAL;
-	hdr_len = hdr_lengths(b, t->ipv6, t->ip_off, cap, &info, &udp_len);
-	if (hdr_len < 0)
-		return hdr_len;
-	/* a copy of constant size where it fits (a few vector moves); what
-	 * it writes past the headers is payload space, written after */
-	if (cap >= sizeof(t->hdr))
-		memcpy(buf, t->hdr, sizeof(t->hdr));
-	else
-		memcpy(buf, t->hdr, (size_t)t->bth_off + WIRE_BTH_LEN);
-	ip = buf + t->ip_off;
 	if (t->ipv6) {
 		wire_put16(((struct wire_ipv6 *)(void *)ip)->plen,
 			   (uint16_t)udp_len);
@@ -283,10 +270,38 @@ int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		uint16_t tot = (uint16_t)(WIRE_IPV4_LEN + udp_len);
 
 		wire_put16(ip4->tot_len, tot);
-		wire_put16(ip4->id, b->ip_id);
-		wire_put16(ip4->csum, csum_fold(t->csum_base + tot + b->ip_id));
+		wire_put16(ip4->id, ip_id);
+		wire_put16(ip4->csum, csum_fold(t->csum_base + tot + ip_id));
 	}
 	wire_put16(buf + t->bth_off - WIRE_UDP_LEN + 4, (uint16_t)udp_len);
+}
+
+/* The template's headers at buf: a copy of constant size where it fits (a
+ * few vector moves; what it writes past the headers is payload space,
+ * written after), else up to the BTH. */
+static void tmpl_copy(uint8_t *buf, size_t cap, const struct wire_tmpl *t)
+{
+	if (cap >= sizeof(t->hdr))
+		memcpy(buf, t->hdr, sizeof(t->hdr));
+	else
+		memcpy(buf, t->hdr, (size_t)t->bth_off + WIRE_BTH_LEN);
+}
+
+int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+		   const struct wire_build *b)
+{
+	const struct wire_opcode_info *info;
+	size_t udp_len;
+	uint8_t *bth;
+	int hdr_len;
+
+	if (!buf || !t || !b)
+		return WIRE_ERR_INVAL;
+	hdr_len = hdr_lengths(b, t->ipv6, t->ip_off, cap, &info, &udp_len);
+	if (hdr_len < 0)
+		return hdr_len;
+	tmpl_copy(buf, cap, t);
+	tmpl_lengths(buf, t, udp_len, b->ip_id);
 	bth = buf + t->bth_off;
 	put_bth_var((struct wire_bth *)(void *)bth, b,
 		    t->hdr[t->bth_off + 1] & WIRE_BTH_MIG);
@@ -390,6 +405,61 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 	if (len + pad + WIRE_ICRC_LEN > cap)
 		return WIRE_ERR_NOSPC;
 	return pad_and_icrc(buf, ip_off, len, pad);
+}
+
+int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+		  const struct wire_one *o)
+{
+	uint8_t op, mig;
+	bool write, imm;
+	unsigned int pad;
+	size_t hdr_len, udp_len, total;
+	uint8_t *bth, *p;
+
+	if (!buf || !t || !o || (o->len && !o->data))
+		return WIRE_ERR_INVAL;
+	op = o->opcode & (uint8_t)~WIRE_OP_BASE_UC;
+	/* RC or UC (the UC base only adds bit 5) */
+	if (op != WIRE_OP_RC_SEND_ONLY && op != WIRE_OP_RC_SEND_ONLY_IMM &&
+	    op != WIRE_OP_RC_WRITE_ONLY && op != WIRE_OP_RC_WRITE_ONLY_IMM)
+		return WIRE_ERR_BAD_OPCODE;
+	write = op == WIRE_OP_RC_WRITE_ONLY || op == WIRE_OP_RC_WRITE_ONLY_IMM;
+	imm = op == WIRE_OP_RC_SEND_ONLY_IMM || op == WIRE_OP_RC_WRITE_ONLY_IMM;
+	pad = wire_pad_len(o->len);
+	hdr_len = (size_t)t->bth_off + WIRE_BTH_LEN +
+		  (write ? WIRE_RETH_LEN : 0) + (imm ? WIRE_IMMDT_LEN : 0);
+	if (o->len > 0xFFFF)
+		return WIRE_ERR_INVAL;
+	udp_len = hdr_len - t->bth_off + WIRE_UDP_LEN + o->len + pad +
+		  WIRE_ICRC_LEN;
+	if (udp_len > 0xFFFFu - (t->ipv6 ? 0 : WIRE_IPV4_LEN))
+		return WIRE_ERR_INVAL;
+	total = hdr_len + o->len + pad + WIRE_ICRC_LEN;
+	if (cap < total)
+		return WIRE_ERR_NOSPC;
+
+	tmpl_copy(buf, cap, t);
+	tmpl_lengths(buf, t, udp_len, o->ip_id);
+	bth = buf + t->bth_off;
+	mig = t->hdr[t->bth_off + 1] & WIRE_BTH_MIG;
+	bth[0] = o->opcode;
+	bth[1] = (uint8_t)((o->se ? WIRE_BTH_SE : 0) | mig | pad << 4);
+	bth[8] = o->ackreq ? WIRE_BTH_ACKREQ : 0;
+	wire_put24(bth + 9, o->psn);
+	p = bth + WIRE_BTH_LEN;
+	if (write) {
+		wire_put64(p, o->va);
+		wire_put32(p + 8, o->rkey);
+		wire_put32(p + 12, o->len);
+		p += WIRE_RETH_LEN;
+	}
+	if (imm) {
+		wire_put32(p, o->imm);
+		p += WIRE_IMMDT_LEN;
+	}
+	if (o->len)
+		memcpy(p, o->data, o->len);
+	return pad_and_icrc(buf, t->ip_off, hdr_len + o->len, pad);
 }
 
 uint16_t wire_udp_sport(uint32_t qpn)

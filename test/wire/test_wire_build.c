@@ -660,6 +660,146 @@ static void test_errors(void)
 	}
 }
 
+/*
+ * wire_tmpl_one(): each one-packet request opcode of RC and UC, IPv4 and
+ * IPv6, with and without a VLAN tag, payloads of every pad length, against
+ * the literal frame; the template's MigReq, FECN and P_Key kept.
+ */
+static void test_one(void)
+{
+	static const uint8_t ops[] = { 0x04, 0x05, 0x0A, 0x0B,
+				       0x24, 0x25, 0x2A, 0x2B };
+	static const uint32_t lens[] = { 0, 1, 2, 3, 4, 5, 64, 1000 };
+	uint8_t pl[1000], exp[2048], g[2048], th[40];
+
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(0x41 + i % 50);
+	for (size_t c = 0; c < sizeof(ops) * 8; c++) {
+		uint8_t op = ops[c % sizeof(ops)];
+		int ipv6 = (int)(c / sizeof(ops)) & 1;
+		int vlan = (int)(c / sizeof(ops) / 2) & 1;
+		int mig = (int)(c / sizeof(ops) / 4) & 1;
+		bool write = (op & 0x1F) >= 0x0A, imm = op & 1;
+
+		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+			struct wire_build b;
+			struct wire_tmpl t;
+			struct wire_one o = {
+				.opcode = op, .se = k & 1, .ackreq = !(k & 2),
+				.ip_id = IP_ID, .psn = PSN, .imm = 0x0A0B0C0D,
+				.va = 0x00007F0011223340ull, .rkey = 0xA11,
+				.len = lens[k], .data = lens[k] ? pl : NULL,
+			};
+			unsigned int pad = wire_pad_len(lens[k]);
+			size_t n, thlen = 12;
+			char what[96];
+			int r;
+
+			base_params(&b, ipv6, 0x81);   /* ignored */
+			b.vlan = vlan;
+			b.vlan_tci = 7;
+			if (mig)
+				set_mig_fecn(&b);
+			REQUIRE(wire_tmpl_init(&t, &b) == 0);
+			th[0] = op;
+			th[1] = (uint8_t)((o.se ? 0x80 : 0) |
+					  (mig ? 0x40 : 0) | pad << 4);
+			th[2] = mig ? 0x80 : 0xff;
+			th[3] = mig ? 0x01 : 0xff;
+			th[4] = mig ? 0x80 : 0x00;
+			th[5] = 0x12; th[6] = 0x34; th[7] = 0x56;
+			th[8] = o.ackreq ? 0x80 : 0;
+			th[9] = 0xab; th[10] = 0xcd; th[11] = 0xef;
+			if (write) {
+				static const uint8_t va[12] = {
+					0x00, 0x00, 0x7f, 0x00, 0x11, 0x22,
+					0x33, 0x40, 0x00, 0x00, 0x0a, 0x11 };
+
+				memcpy(th + thlen, va, 12);
+				th[thlen + 12] = (uint8_t)(lens[k] >> 24);
+				th[thlen + 13] = (uint8_t)(lens[k] >> 16);
+				th[thlen + 14] = (uint8_t)(lens[k] >> 8);
+				th[thlen + 15] = (uint8_t)lens[k];
+				thlen += 16;
+			}
+			if (imm) {
+				th[thlen++] = 0x0a; th[thlen++] = 0x0b;
+				th[thlen++] = 0x0c; th[thlen++] = 0x0d;
+			}
+			n = exp_frame(exp, ipv6, vlan, th, thlen, pl, lens[k]);
+			snprintf(what, sizeof(what), "one 0x%02x %u B %s%s%s",
+				 op, lens[k], ipv6 ? "IPv6" : "IPv4",
+				 vlan ? " VLAN" : "", mig ? " MigReq" : "");
+			memset(g, 0xCC, sizeof(g));
+			r = wire_tmpl_one(g, sizeof(g), &t, &o);
+			CHECK_EQ(r, (int)n);
+			CHECK_BYTES(g, n, exp, n, what);
+			/* room for the frame alone: nothing written past it */
+			memset(g, 0xCC, sizeof(g));
+			CHECK_EQ(wire_tmpl_one(g, n, &t, &o), (int)n);
+			CHECK_BYTES(g, n, exp, n, what);
+			CHECK_EQ(g[n], 0xCC);
+			/* a byte short: nothing written at all */
+			memset(g, 0xCC, sizeof(g));
+			CHECK_EQ(wire_tmpl_one(g, n - 1, &t, &o),
+				 WIRE_ERR_NOSPC);
+			CHECK_EQ(g[0], 0xCC);
+		}
+	}
+}
+
+/* wire_tmpl_one()'s refusals. */
+static void test_one_errors(void)
+{
+	struct wire_build b;
+	struct wire_tmpl t;
+	static uint8_t big[70000];
+	uint8_t buf[256];
+	struct wire_one o = { .opcode = WIRE_OP_RC_SEND_ONLY, .len = 4,
+			      .data = "abcd" };
+	int good = 0;
+
+	base_params(&b, 0, WIRE_OP_RC_SEND_ONLY);
+	REQUIRE(wire_tmpl_init(&t, &b) == 0);
+	/* every opcode but the eight one-packet requests */
+	for (unsigned int op = 0; op < 256; op++) {
+		int r;
+
+		o.opcode = (uint8_t)op;
+		r = wire_tmpl_one(buf, sizeof(buf), &t, &o);
+		if (r > 0)
+			good++;
+		else
+			CHECK_EQ(r, WIRE_ERR_BAD_OPCODE);
+	}
+	CHECK_EQ(good, 8);
+	o.opcode = WIRE_OP_RC_SEND_ONLY;
+	CHECK_EQ(wire_tmpl_one(NULL, sizeof(buf), &t, &o), WIRE_ERR_INVAL);
+	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), NULL, &o), WIRE_ERR_INVAL);
+	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), &t, NULL), WIRE_ERR_INVAL);
+	o.data = NULL;
+	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), &t, &o), WIRE_ERR_INVAL);
+	o.len = 0;		/* no payload: no data needed */
+	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), &t, &o), 14 + 20 + 8 + 12 + 4);
+	/* IPv4 total length 20 + 8 + 12 + payload + pad + 4 <= 65535 */
+	o.data = big;
+	o.len = 65488;
+	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o),
+		 14 + 20 + 8 + 12 + 65488 + 4);
+	o.len = 65489;
+	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o), WIRE_ERR_INVAL);
+	o.len = 65536;
+	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o), WIRE_ERR_INVAL);
+	/* IPv6: the UDP length alone is limited */
+	base_params(&b, 1, WIRE_OP_RC_SEND_ONLY);
+	REQUIRE(wire_tmpl_init(&t, &b) == 0);
+	o.len = 65508;		/* UDP 8 + 12 + 65508 + 4 = 65532 */
+	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o),
+		 14 + 40 + 8 + 12 + 65508 + 4);
+	o.len = 65509;
+	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o), WIRE_ERR_INVAL);
+}
+
 /* Zero-length SEND ONLY: 58 bytes, below the Ethernet minimum; with the
  * 2 bytes of Ethernet padding a NIC adds, it still parses. */
 static void test_min_frame(void)
@@ -699,6 +839,8 @@ int main(int argc, char **argv)
 	test_cases();
 	test_l3_fields();
 	test_errors();
+	test_one();
+	test_one_errors();
 	test_min_frame();
 	if (pcap4)
 		REQUIRE(fclose(pcap4) == 0);
