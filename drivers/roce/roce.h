@@ -307,9 +307,11 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len);
 void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
+struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d);
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid);
+bool roce_conn_ready(struct roce_dev *d, struct roce_qp *rq);
 bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b);
 bool roce_gid_is_v4(const uint8_t *gid);

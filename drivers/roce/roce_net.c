@@ -33,7 +33,7 @@ static struct rte_mbuf *mbuf_get(struct roce_dev *d)
  * ACKs and NAKs stay owed and are built by a later run; ARP and ND
  * frames are dropped (asked again).
  */
-static struct rte_mbuf *tx_mbuf(struct roce_dev *d)
+struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d)
 {
 	struct rte_mbuf *m;
 
@@ -142,7 +142,7 @@ static uint16_t icmp6_csum(const uint8_t *ip6, const uint8_t *msg,
 static void nd_send(struct roce_dev *d, uint8_t type, const uint8_t *target,
 		    const uint8_t *dst_ip, const uint8_t *dst_mac)
 {
-	struct rte_mbuf *m = tx_mbuf(d);
+	struct rte_mbuf *m = roce_tx_mbuf(d);
 	uint8_t *f, *ip6, *icmp;
 	const uint32_t ilen = 32;     /* header 8, target 16, option 8 */
 	uint16_t c;
@@ -236,7 +236,7 @@ static bool nd_rx(struct roce_dev *d, const uint8_t *f, uint32_t len)
 static void arp_send(struct roce_dev *d, uint16_t op, const uint8_t *tha,
 		     const uint8_t *tip, const uint8_t *dst)
 {
-	struct rte_mbuf *m = tx_mbuf(d);
+	struct rte_mbuf *m = roce_tx_mbuf(d);
 	struct rte_ether_hdr *eh;
 	struct rte_arp_hdr *ah;
 
@@ -451,7 +451,7 @@ void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
 	m->pkt_len = (uint32_t)len;
 	d->st.tx_pkts++;
 	d->st.tx_bytes += (uint64_t)len;
-	d->tx[d->ntx++] = m;     /* (tx_mbuf() flushes a full queue) */
+	d->tx[d->ntx++] = m;     /* (roce_tx_mbuf() flushes a full queue) */
 }
 
 /* The flow's fields of *b: addresses, IP version, UDP source port.  No IP
@@ -469,21 +469,18 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 }
 
 /*
- * Start a packet of connected QP rq (RC, UC): *b zeroed but for the IP
- * version, the VLAN tag's presence and the next IP identification
- * (callers make sure there is room to send first: roce_tx_room()); the
- * rest of the flow (addresses, ports, traffic class, destination QP) is
- * in rq->tmpl, made here again after a modify_qp or a reset.  The frame
- * is then written by roce_tx_frame() with that template.  The peer's MAC
- * is looked up (and asked for) until known, by the requester or the
- * responder, whichever sends first.  @return false while it is not known
+ * What every packet of connected QP rq (RC, UC) needs before it is built:
+ * the peer's MAC, looked up (and asked for) until known, by the requester
+ * or the responder, whichever sends first; and rq->tmpl, the flow's
+ * headers (addresses, ports, traffic class, destination QP), made again
+ * after a modify_qp or a reset.  @return false while the MAC is not known
  * (the requester then waits for it, rq->resolving; an answer is dropped).
  */
-bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
-		     struct wire_build *b)
+bool roce_conn_ready(struct roce_dev *d, struct roce_qp *rq)
 {
 	const struct pmr_qp_obj *qp = rq->qp;
 	const struct pmr_ah_attr *ah = &qp->attr.ah_attr;
+	struct wire_build b;
 
 	if (!rq->dmac_valid) {
 		if (!roce_resolve(d, ah->grh.dgid.raw, rq->dmac))
@@ -491,15 +488,30 @@ bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		rq->dmac_valid = true;
 	}
 	if (!rq->tmpl_valid) {
-		roce_build_init(d, rq, b,
+		roce_build_init(d, rq, &b,
 				qp->ctx->dev->gid[ah->grh.sgid_index].raw,
 				ah->grh.dgid.raw);
-		memcpy(b->dmac, rq->dmac, 6);
-		b->tclass = ah->grh.traffic_class;
-		b->dqpn = qp->attr.dest_qp_num;
-		wire_tmpl_init(&rq->tmpl, b);	/* no NULL: cannot fail */
+		memcpy(b.dmac, rq->dmac, 6);
+		b.tclass = ah->grh.traffic_class;
+		b.dqpn = qp->attr.dest_qp_num;
+		wire_tmpl_init(&rq->tmpl, &b);	/* no NULL: cannot fail */
 		rq->tmpl_valid = true;
 	}
+	return true;
+}
+
+/*
+ * Start a packet of connected QP rq once roce_conn_ready() (callers make
+ * sure there is room to send first: roce_tx_room()): *b zeroed but for
+ * the IP version, the VLAN tag's presence and the next IP identification;
+ * the frame is then written by roce_tx_frame() with rq->tmpl.
+ * @return false while the peer's MAC is not known.
+ */
+bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
+		     struct wire_build *b)
+{
+	if (!roce_conn_ready(d, rq))
+		return false;
 	wire_tmpl_build_init(b, &rq->tmpl);
 	b->ip_id = d->ip_id++;
 	return true;
@@ -509,14 +521,14 @@ bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
  * Allocate an mbuf and write the headers of *b into it, from template t
  * when there is one (roce_conn_begin()).
  * @return the frame start (payload goes at frame + *hdr_len), or NULL:
- * no room to send now (*hdr_len 0; tx_mbuf()), or headers that cannot be
+ * no room to send now (*hdr_len 0; roce_tx_mbuf()), or headers that cannot be
  * built (*hdr_len < 0, logged and counted as dropped: cannot happen).
  */
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len)
 {
-	struct rte_mbuf *m = tx_mbuf(d);
+	struct rte_mbuf *m = roce_tx_mbuf(d);
 	uint8_t *f;
 
 	*hdr_len = 0;

@@ -264,6 +264,96 @@ static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
 }
 
 /*
+ * ACK coalescing (roce.rst): an RC packet asks for an ACK when it is a
+ * READ or atomic request, a solicit is due, ROCE_ACKREQ_EVERY packets
+ * went without asking, or it is a message's last and the WR is signaled
+ * or ackreq_every packets went without.  A tail that did not ask is asked
+ * for again later (solicit_tsc).  The count moves once the packet is
+ * committed (req_sent()).
+ */
+static bool want_ackreq(const struct roce_qp *rq, const struct pmr_swqe *w,
+			bool last)
+{
+	uint32_t k = rq->pkts_since_ackreq + 1;
+
+	return op_is_rd(w->opcode) || rq->ackreq_next ||
+	       k >= ROCE_ACKREQ_EVERY ||
+	       (last && ((w->send_flags & PMR_SEND_SIGNALED) ||
+			 k >= rq->ackreq_every));
+}
+
+/* A packet of WQE w is committed: n payload bytes, npsn PSNs. */
+static void req_sent(struct roce_qp *rq, const struct pmr_swqe *w, bool rc,
+		     bool ackreq, uint32_t n, uint32_t npsn)
+{
+	if (rc) {
+		rq->unsolicited = !ackreq;
+		rq->pkts_since_ackreq = ackreq ? 0 : rq->pkts_since_ackreq + 1;
+		if (ackreq)
+			rq->ackreq_next = false;
+	}
+	rq->st.tx_pkts++;
+	rq->st.tx_bytes += n;
+	rq->req_psn = wire_psn_add(rq->req_psn, npsn);
+	rq->req_off = op_is_rd(w->opcode) ? w->length : rq->req_off + n;
+}
+
+/* A SEND or WRITE, with immediate data or without. */
+static bool op_is_send_write(uint8_t op)
+{
+	return op == PMR_WR_SEND || op == PMR_WR_SEND_WITH_IMM ||
+	       op == PMR_WR_RDMA_WRITE || op == PMR_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * The message of one packet: a SEND or WRITE of a connected QP that fits
+ * in one, its data inline, in one SGE (src) or none.  The frame is
+ * written whole from the QP's template (wire_tmpl_one()): no per-packet
+ * build state, no opcode table, no gather.  Frame and bookkeeping are
+ * those req_packet() would make; same return values.
+ */
+static int req_one(struct roce_dev *d, struct roce_qp *rq,
+		   struct pmr_swqe *w, const uint8_t *src, bool rc)
+{
+	struct wire_one o;
+	struct rte_mbuf *m;
+	int len;
+
+	rq->resolving = !roce_conn_ready(d, rq);
+	if (rq->resolving)
+		return 0;
+	m = roce_tx_mbuf(d);
+	if (m == NULL) {
+		rq->tx_blocked = true;   /* no mbuf */
+		return 0;
+	}
+	o.opcode = send_opcode(w, true, true,
+			       rc ? WIRE_OP_BASE_RC : WIRE_OP_BASE_UC);
+	o.se = (w->send_flags & PMR_SEND_SOLICITED) &&
+	       w->opcode != PMR_WR_RDMA_WRITE;
+	o.ackreq = rc && want_ackreq(rq, w, true);
+	o.ip_id = d->ip_id++;
+	o.psn = rq->req_psn;
+	o.imm = rte_be_to_cpu_32(w->imm_data);
+	o.va = w->remote_addr;
+	o.rkey = w->rkey;
+	o.len = w->length;
+	o.data = w->inl ? pmr_swqe_inline(w) : src;
+	len = wire_tmpl_one(rte_pktmbuf_mtod(m, uint8_t *),
+			    rte_pktmbuf_tailroom(m), &rq->tmpl, &o);
+	if (len < 0) {           /* cannot happen: a message that fits */
+		ROCE_LOG(ERR, "cannot build opcode %u: %s", o.opcode,
+			 wire_err_str(len));
+		d->st.tx_drops++;
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	roce_tx_commit(d, m, len);
+	req_sent(rq, w, rc, o.ackreq, w->length, 1);
+	return 1;
+}
+
+/*
  * Send the next packet of WQE w.  src: its data when this is its first
  * packet (req_off 0), as wqe_validate() mapped it in the same requester
  * step; NULL: gathered from the SGEs, each checked again.
@@ -284,6 +374,9 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	int hl;
 	bool first = rq->req_off == 0, last = true;
 
+	if (!ud && first && w->length <= mtu && op_is_send_write(w->opcode) &&
+	    (w->inl || src != NULL || w->length == 0))
+		return req_one(d, rq, w, src, qp->pub.qp_type == PMR_QPT_RC);
 	if (ud) {
 		rq->resolving = !roce_resolve(d, dgid, rq->dmac);
 		if (rq->resolving)
@@ -347,18 +440,8 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		break;
 	}
 	b.payload_len = n;
-	if (qp->pub.qp_type == PMR_QPT_RC) {
-		/* ACK coalescing (roce.rst): a signaled WR asks at once; the
-		 * others every ackreq_every packets, and a tail that did not
-		 * ask is asked for again later (solicit_tsc).  The count
-		 * moves once the packet is committed, below. */
-		uint32_t k = rq->pkts_since_ackreq + 1;
-
-		b.ackreq = op_is_rd(w->opcode) || rq->ackreq_next ||
-			   k >= ROCE_ACKREQ_EVERY ||
-			   (last && ((w->send_flags & PMR_SEND_SIGNALED) ||
-				     k >= rq->ackreq_every));
-	}
+	if (qp->pub.qp_type == PMR_QPT_RC)
+		b.ackreq = want_ackreq(rq, w, last);
 	f = roce_tx_frame(d, &b, ud ? NULL : &rq->tmpl, &m, &hl);
 	if (f == NULL) {
 		if (hl < 0)
@@ -379,16 +462,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		return -1;
 	}
 	roce_tx_commit(d, m, hl);
-	if (qp->pub.qp_type == PMR_QPT_RC) {
-		rq->unsolicited = !b.ackreq;
-		rq->pkts_since_ackreq = b.ackreq ? 0 : rq->pkts_since_ackreq + 1;
-		if (b.ackreq)
-			rq->ackreq_next = false;
-	}
-	rq->st.tx_pkts++;
-	rq->st.tx_bytes += n;
-	rq->req_psn = wire_psn_add(rq->req_psn, npsn);
-	rq->req_off = op_is_rd(w->opcode) ? w->length : rq->req_off + n;
+	req_sent(rq, w, qp->pub.qp_type == PMR_QPT_RC, b.ackreq, n, npsn);
 	return 1;
 }
 
