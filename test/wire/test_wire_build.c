@@ -753,7 +753,7 @@ static void test_one_errors(void)
 {
 	struct wire_build b;
 	struct wire_tmpl t;
-	static uint8_t big[70000];
+	static uint8_t big[70000], data[65536];
 	uint8_t buf[256];
 	struct wire_one o = { .opcode = WIRE_OP_RC_SEND_ONLY, .len = 4,
 			      .data = "abcd" };
@@ -782,7 +782,7 @@ static void test_one_errors(void)
 	o.len = 0;		/* no payload: no data needed */
 	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), &t, &o), 14 + 20 + 8 + 12 + 4);
 	/* IPv4 total length 20 + 8 + 12 + payload + pad + 4 <= 65535 */
-	o.data = big;
+	o.data = data;
 	o.len = 65488;
 	CHECK_EQ(wire_tmpl_one(big, sizeof(big), &t, &o),
 		 14 + 20 + 8 + 12 + 65488 + 4);
