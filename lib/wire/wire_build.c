@@ -142,14 +142,22 @@ static inline int hdr_lengths(const struct wire_build *b, bool ipv6,
 }
 
 /* The BTH fields that change from packet to packet. */
+static void put_bth(struct wire_bth *bth, uint8_t opcode, bool se,
+		    bool ackreq, uint32_t psn, uint32_t payload_len,
+		    uint8_t mig)
+{
+	bth->opcode = opcode;
+	bth->flags = (uint8_t)((se ? WIRE_BTH_SE : 0) | mig |
+			       wire_pad_len(payload_len) << 4); /* TVer 0 */
+	bth->ack = ackreq ? WIRE_BTH_ACKREQ : 0;
+	wire_put24(bth->psn, psn);
+}
+
 static void put_bth_var(struct wire_bth *bth, const struct wire_build *b,
 			uint8_t mig)
 {
-	bth->opcode = b->opcode;
-	bth->flags = (uint8_t)((b->se ? WIRE_BTH_SE : 0) | mig |
-			       wire_pad_len(b->payload_len) << 4); /* TVer 0 */
-	bth->ack = b->ackreq ? WIRE_BTH_ACKREQ : 0;
-	wire_put24(bth->psn, b->psn);
+	put_bth(bth, b->opcode, b->se, b->ackreq, b->psn, b->payload_len,
+		mig);
 }
 
 int wire_build_hdrs(uint8_t *buf, size_t cap, const struct wire_build *b)
@@ -410,11 +418,11 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		  const struct wire_one *o)
 {
-	uint8_t op, mig;
+	uint8_t op;
 	bool write, imm;
 	unsigned int pad;
 	size_t hdr_len, udp_len, total;
-	uint8_t *bth, *p;
+	uint8_t *p;
 
 	if (!buf || !t || !o || (o->len && !o->data))
 		return WIRE_ERR_INVAL;
@@ -440,21 +448,20 @@ int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 
 	tmpl_copy(buf, cap, t);
 	tmpl_lengths(buf, t, udp_len, o->ip_id);
-	bth = buf + t->bth_off;
-	mig = t->hdr[t->bth_off + 1] & WIRE_BTH_MIG;
-	bth[0] = o->opcode;
-	bth[1] = (uint8_t)((o->se ? WIRE_BTH_SE : 0) | mig | pad << 4);
-	bth[8] = o->ackreq ? WIRE_BTH_ACKREQ : 0;
-	wire_put24(bth + 9, o->psn);
-	p = bth + WIRE_BTH_LEN;
+	p = buf + t->bth_off;
+	put_bth((struct wire_bth *)(void *)p, o->opcode, o->se, o->ackreq,
+		o->psn, o->len, t->hdr[t->bth_off + 1] & WIRE_BTH_MIG);
+	p += WIRE_BTH_LEN;
 	if (write) {
-		wire_put64(p, o->va);
-		wire_put32(p + 8, o->rkey);
-		wire_put32(p + 12, o->len);
+		struct wire_reth *h = (void *)p;
+
+		wire_reth_set_va(h, o->va);
+		wire_reth_set_rkey(h, o->rkey);
+		wire_reth_set_len(h, o->len);
 		p += WIRE_RETH_LEN;
 	}
 	if (imm) {
-		wire_put32(p, o->imm);
+		wire_immdt_set_imm((struct wire_immdt *)(void *)p, o->imm);
 		p += WIRE_IMMDT_LEN;
 	}
 	if (o->len)
