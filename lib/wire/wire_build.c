@@ -265,8 +265,8 @@ int wire_tmpl_init(struct wire_tmpl *t, const struct wire_build *b)
 
 /* The fields of a frame copied from template t that depend on its UDP
  * length and IP identification: IP and UDP lengths, IPv4 checksum. */
-static void tmpl_lengths(uint8_t *buf, const struct wire_tmpl *t,
-			 size_t udp_len, uint16_t ip_id)
+static inline void tmpl_lengths(uint8_t *buf, const struct wire_tmpl *t,
+				size_t udp_len, uint16_t ip_id)
 {
 	uint8_t *ip = buf + t->ip_off;
 
