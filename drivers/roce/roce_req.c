@@ -282,6 +282,14 @@ static bool want_ackreq(const struct roce_qp *rq, const struct pmr_swqe *w,
 			 k >= rq->ackreq_every));
 }
 
+/* Solicited Event: on the last packet of a solicited SEND or WRITE with
+ * immediate data (a plain WRITE makes no completion to solicit). */
+static bool want_se(const struct pmr_swqe *w, bool last)
+{
+	return last && (w->send_flags & PMR_SEND_SOLICITED) &&
+	       w->opcode != PMR_WR_RDMA_WRITE;
+}
+
 /* A packet of WQE w is committed: n payload bytes, npsn PSNs. */
 static void req_sent(struct roce_qp *rq, const struct pmr_swqe *w, bool rc,
 		     bool ackreq, uint32_t n, uint32_t npsn)
@@ -329,8 +337,7 @@ static int req_one(struct roce_dev *d, struct roce_qp *rq,
 	}
 	o.opcode = send_opcode(w, true, true,
 			       rc ? WIRE_OP_BASE_RC : WIRE_OP_BASE_UC);
-	o.se = (w->send_flags & PMR_SEND_SOLICITED) &&
-	       w->opcode != PMR_WR_RDMA_WRITE;
+	o.se = want_se(w, true);
 	o.ackreq = rc && want_ackreq(rq, w, true);
 	o.ip_id = d->ip_id++;
 	o.psn = rq->req_psn;
@@ -418,8 +425,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		b.va = w->remote_addr;
 		b.rkey = w->rkey;
 		b.dma_len = w->length;
-		b.se = last && (w->send_flags & PMR_SEND_SOLICITED) &&
-		       w->opcode != PMR_WR_RDMA_WRITE;
+		b.se = want_se(w, last);
 		break;
 	case PMR_WR_RDMA_READ:
 		b.opcode = WIRE_OP_RC_READ_REQUEST;
