@@ -548,6 +548,41 @@ static void v_post_read_atomic(uint32_t qpn, bool atomic_first, uint32_t len)
 }
 
 /*
+ * Post, as one list on QP qpn, all signaled (wr_id 7400 + i), from the
+ * start of the remote-access MR: a solicited SEND of 64 bytes, the same
+ * unsolicited, a solicited WRITE and WRITE_WITH_IMM of 64 bytes (to
+ * 0x10000, rkey 0x4242) and a solicited SEND of 2048 bytes (two packets
+ * at the path MTU of 1024).
+ */
+static void v_post_solicited(uint32_t qpn)
+{
+	static const uint8_t ops[5] = {
+		PMR_WR_SEND, PMR_WR_SEND, PMR_WR_RDMA_WRITE,
+		PMR_WR_RDMA_WRITE_WITH_IMM, PMR_WR_SEND };
+	struct pmr_qp *qp = v_find(qpn);
+	struct pmr_send_wr wr[5], *bad;
+	struct pmr_sge sg[5];
+
+	if (qp == NULL) {
+		vsay("FAIL bad POSTSE");
+		return;
+	}
+	for (unsigned int i = 0; i < 5; i++) {
+		send_list(&wr[i], &sg[i], 1, i == 4 ? 2048 : 64, 7400 + i, 1);
+		wr[i].opcode = ops[i];
+		if (i != 1)
+			wr[i].send_flags |= PMR_SEND_SOLICITED;
+		wr[i].wr.rdma.remote_addr = 0x10000;
+		wr[i].wr.rdma.rkey = 0x4242;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+	if (pmr_post_send(qp, wr, &bad))
+		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
+	else
+		vsay("OK");
+}
+
+/*
  * Post n 64-byte UD SENDs (wr_id 7200 + i, all signaled) from the UD QP
  * to QP dqpn at 10.98.0.2 (our side), Q_Key UD_QKEY, from the start of
  * the remote-access MR.
@@ -719,6 +754,8 @@ static void v_cmd(char *line)
 		v_post_sends(a1, a2, a3, k >= 4 && a4, k == 5 ? a5 : 64);
 	} else if (sscanf(line, "POSTBAD %u", &a1) == 1) {
 		v_post_bad(a1);
+	} else if (sscanf(line, "POSTSE %u", &a1) == 1) {
+		v_post_solicited(a1);
 	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
 		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
@@ -893,7 +930,7 @@ static uint32_t mr_rkey, mr_len, nr_rkey, ud_qpn, ud_qkey;
 
 struct ans {
 	uint8_t opcode, syn, tclass;
-	bool ackreq;
+	bool ackreq, se;
 	uint32_t psn, dqpn, plen;
 	uint64_t orig;
 	bool out_of_mr;     /* payload bytes other than the guard pattern (the
@@ -1209,6 +1246,7 @@ static void rx_drain(uint64_t ms)
 				a->dqpn = p.dqpn;
 				a->plen = p.payload_len;
 				a->ackreq = p.ackreq;
+				a->se = p.se;
 				a->tclass = p.tclass;
 				a->v4 = p.ip_ver == 4;
 				if (a->v4)
@@ -4143,6 +4181,56 @@ static char **split_args(const char *s, int *argc)
 	return v;
 }
 
+/*
+ * The Solicited Event bit of the victim's requests: set on the last (or
+ * only) packet of a solicited SEND or WRITE_WITH_IMM, whether the packet
+ * was written whole from the QP's template (one-packet messages) or built
+ * by the general path (the 2048-byte SEND); never on an unsolicited SEND,
+ * a plain WRITE (nothing completes at the responder to solicit) or a
+ * message's first packet.  Once acknowledged, all five complete.
+ */
+static void case48(void)
+{
+	static const struct { uint8_t op; bool se; uint32_t plen; } want[6] = {
+		{ WIRE_OP_RC_SEND_ONLY, true, 64 },
+		{ WIRE_OP_RC_SEND_ONLY, false, 64 },
+		{ WIRE_OP_RC_WRITE_ONLY, false, 64 },
+		{ WIRE_OP_RC_WRITE_ONLY_IMM, true, 64 },
+		{ WIRE_OP_RC_SEND_FIRST, false, 1024 },
+		{ WIRE_OP_RC_SEND_LAST, true, 1024 },
+	};
+	struct vqp q = new_qp(0x48000);
+	struct wcrec w[16];
+	unsigned int k, nw, ok = 0;
+	const char *r;
+	int bad = 0;
+
+	r = ctl("POSTSE %u", q.qpn);
+	CHECK(strcmp(r, "OK") == 0, "POSTSE: %s", r);
+	k = requests_until(q.dqpn, 6, 1000);
+	CHECK(k == 6, "%u requests, expected 6", k);
+	for (unsigned int i = 0; i < k && i < 6; i++) {
+		struct ans a = nth_ans(q.dqpn, i);
+
+		CHECK(a.opcode == want[i].op && a.se == want[i].se &&
+		      a.plen == want[i].plen &&
+		      a.psn == wire_psn_add(q.sqpsn, i),
+		      "request %u: opcode 0x%02x SE %d %u bytes psn 0x%x, "
+		      "expected 0x%02x SE %d %u bytes", i, a.opcode, a.se,
+		      a.plen, a.psn, want[i].op, want[i].se, want[i].plen);
+	}
+	ack_to(&q, wire_psn_add(q.sqpsn, 5), 5);
+	rx_drain(50);
+	nw = wcs_of(q.qpn, w, 16);
+	for (unsigned int i = 0; i < nw; i++)
+		ok += w[i].wr_id == 7400 + ok && w[i].status == PMR_WC_SUCCESS;
+	CHECK(nw == 5 && ok == 5, "%u completions, %u of them 7400.. in "
+	      "order and successful, expected 5", nw, ok);
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	verdict("48 SE set on the last packet of solicited SENDs and "
+		"WRITE_WITH_IMMs only, one packet or two", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4195,6 +4283,7 @@ static const struct {
 	{ 45, case45 },
 	{ 46, case46 },
 	{ 47, case47 },
+	{ 48, case48 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
