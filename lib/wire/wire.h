@@ -918,31 +918,45 @@ int wire_tmpl_hdrs(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		   const struct wire_build *b);
 
 /*
- * A request of one packet, the message whole: what wire_tmpl_one() needs
- * besides the template.
+ * A frame of a connected QP whose headers are fixed by its opcode: what
+ * wire_tmpl_one() needs besides the template.  The opcodes:
+ *  - requests of one packet, the message whole: SEND_ONLY, SEND_ONLY_IMM,
+ *    WRITE_ONLY and WRITE_ONLY_IMM of RC or UC; READ_REQUEST,
+ *    COMPARE_SWAP and FETCH_ADD of RC;
+ *  - the responder's packets (RC): ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE and
+ *    the four READ_RESPONSEs.
+ * Fields an opcode has no header for are not read.
  */
 struct wire_one {
-	uint8_t opcode;			/* SEND_ONLY, SEND_ONLY_IMM, WRITE_ONLY
-					 * or WRITE_ONLY_IMM, of RC or UC */
+	uint8_t opcode;
 	bool se;
 	bool ackreq;
 	uint16_t ip_id;			/* IPv4 identification */
 	uint32_t psn;
 	uint32_t imm;			/* ImmDt, host order (_IMM opcodes) */
-	uint64_t va;			/* RETH (WRITE opcodes); its DMA */
-	uint32_t rkey;			/* length is len */
-	uint32_t len;			/* payload bytes */
+	uint64_t va;			/* RETH (WRITE, READ), AtomicETH */
+	uint32_t rkey;
+	uint32_t dma_len;		/* RETH DMA length of a READ_REQUEST;
+					 * a WRITE's is len */
+	uint64_t swap_add;		/* AtomicETH: swap (COMPARE_SWAP) or
+					 * add (FETCH_ADD) */
+	uint64_t compare;		/* AtomicETH (COMPARE_SWAP) */
+	uint8_t syndrome;		/* AETH */
+	uint32_t msn;			/* AETH */
+	uint64_t orig;			/* AtomicAckETH */
+	uint32_t len;			/* payload bytes: SENDs, WRITEs and
+					 * READ_RESPONSEs only */
 	const void *data;		/* the payload (NULL when len is 0) */
 };
 
 /*
- * The whole frame of one-packet request *o from template t at buf (cap
- * bytes): the bytes wire_tmpl_hdrs() and wire_build_seal() write, with the
- * payload copied in between, in one pass and without the opcode table.
- * Returns the frame length, WIRE_ERR_BAD_OPCODE for an opcode other than
- * those above, WIRE_ERR_NOSPC if cap is too small (nothing written), or
- * WIRE_ERR_INVAL (a NULL argument, data NULL with len > 0, a datagram
- * longer than its IP length field holds).
+ * The whole frame *o from template t at buf (cap bytes): the bytes
+ * wire_tmpl_hdrs() and wire_build_seal() write, with the payload copied in
+ * between, in one pass and without the opcode table.  Returns the frame
+ * length, WIRE_ERR_BAD_OPCODE for an opcode other than those above,
+ * WIRE_ERR_NOSPC if cap is too small (nothing written), or WIRE_ERR_INVAL
+ * (a NULL argument, data NULL with len > 0, a payload for an opcode that
+ * has none, a datagram longer than its IP length field holds).
  */
 int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		  const struct wire_one *o);

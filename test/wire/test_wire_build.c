@@ -665,12 +665,59 @@ static void test_errors(void)
  * IPv6, with and without a VLAN tag, payloads of every pad length, against
  * the literal frame; the template's MigReq, FECN and P_Key kept.
  */
+/*
+ * The template of wire_tmpl_one()'s cases (IPv4 or IPv6, a VLAN tag or
+ * not, MigReq and FECN or not) at *t, and the BTH *o must give, literal,
+ * at th (12 bytes).
+ */
+static void one_setup(struct wire_tmpl *t, uint8_t *th,
+		      const struct wire_one *o, int ipv6, int vlan, int mig)
+{
+	struct wire_build b;
+
+	base_params(&b, ipv6, 0x81);   /* ignored */
+	b.vlan = vlan;
+	b.vlan_tci = 7;
+	if (mig)
+		set_mig_fecn(&b);
+	REQUIRE(wire_tmpl_init(t, &b) == 0);
+	th[0] = o->opcode;
+	th[1] = (uint8_t)((o->se ? 0x80 : 0) | (mig ? 0x40 : 0) |
+			  wire_pad_len(o->len) << 4);
+	th[2] = mig ? 0x80 : 0xff;
+	th[3] = mig ? 0x01 : 0xff;
+	th[4] = mig ? 0x80 : 0x00;
+	th[5] = 0x12; th[6] = 0x34; th[7] = 0x56;
+	th[8] = o->ackreq ? 0x80 : 0;
+	th[9] = 0xab; th[10] = 0xcd; th[11] = 0xef;
+}
+
+/* wire_tmpl_one(*o) gives exp (n bytes): with room to spare, with room
+ * for the frame alone (nothing written past it), and a byte short
+ * (nothing written at all). */
+static void one_check(const struct wire_tmpl *t, const struct wire_one *o,
+		      const uint8_t *exp, size_t n, const char *what)
+{
+	uint8_t g[2048];
+
+	memset(g, 0xCC, sizeof(g));
+	CHECK_EQ(wire_tmpl_one(g, sizeof(g), t, o), (int)n);
+	CHECK_BYTES(g, n, exp, n, what);
+	memset(g, 0xCC, sizeof(g));
+	CHECK_EQ(wire_tmpl_one(g, n, t, o), (int)n);
+	CHECK_BYTES(g, n, exp, n, what);
+	CHECK_EQ(g[n], 0xCC);
+	memset(g, 0xCC, sizeof(g));
+	CHECK_EQ(wire_tmpl_one(g, n - 1, t, o), WIRE_ERR_NOSPC);
+	CHECK_EQ(g[0], 0xCC);
+}
+
 static void test_one(void)
 {
 	static const uint8_t ops[] = { 0x04, 0x05, 0x0A, 0x0B,
 				       0x24, 0x25, 0x2A, 0x2B };
 	static const uint32_t lens[] = { 0, 1, 2, 3, 4, 5, 64, 1000 };
-	uint8_t pl[1000], exp[2048], g[2048], th[40];
+	uint8_t pl[1000], exp[2048], th[40];
 
 	for (size_t i = 0; i < sizeof(pl); i++)
 		pl[i] = (uint8_t)(0x41 + i % 50);
@@ -682,7 +729,6 @@ static void test_one(void)
 		bool write = (op & 0x1F) >= 0x0A, imm = op & 1;
 
 		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
-			struct wire_build b;
 			struct wire_tmpl t;
 			struct wire_one o = {
 				.opcode = op, .se = k & 1, .ackreq = !(k & 2),
@@ -690,26 +736,10 @@ static void test_one(void)
 				.va = 0x00007F0011223340ull, .rkey = 0xA11,
 				.len = lens[k], .data = lens[k] ? pl : NULL,
 			};
-			unsigned int pad = wire_pad_len(lens[k]);
 			size_t n, thlen = 12;
 			char what[96];
-			int r;
 
-			base_params(&b, ipv6, 0x81);   /* ignored */
-			b.vlan = vlan;
-			b.vlan_tci = 7;
-			if (mig)
-				set_mig_fecn(&b);
-			REQUIRE(wire_tmpl_init(&t, &b) == 0);
-			th[0] = op;
-			th[1] = (uint8_t)((o.se ? 0x80 : 0) |
-					  (mig ? 0x40 : 0) | pad << 4);
-			th[2] = mig ? 0x80 : 0xff;
-			th[3] = mig ? 0x01 : 0xff;
-			th[4] = mig ? 0x80 : 0x00;
-			th[5] = 0x12; th[6] = 0x34; th[7] = 0x56;
-			th[8] = o.ackreq ? 0x80 : 0;
-			th[9] = 0xab; th[10] = 0xcd; th[11] = 0xef;
+			one_setup(&t, th, &o, ipv6, vlan, mig);
 			if (write) {
 				static const uint8_t va[12] = {
 					0x00, 0x00, 0x7f, 0x00, 0x11, 0x22,
@@ -730,20 +760,89 @@ static void test_one(void)
 			snprintf(what, sizeof(what), "one 0x%02x %u B %s%s%s",
 				 op, lens[k], ipv6 ? "IPv6" : "IPv4",
 				 vlan ? " VLAN" : "", mig ? " MigReq" : "");
-			memset(g, 0xCC, sizeof(g));
-			r = wire_tmpl_one(g, sizeof(g), &t, &o);
-			CHECK_EQ(r, (int)n);
-			CHECK_BYTES(g, n, exp, n, what);
-			/* room for the frame alone: nothing written past it */
-			memset(g, 0xCC, sizeof(g));
-			CHECK_EQ(wire_tmpl_one(g, n, &t, &o), (int)n);
-			CHECK_BYTES(g, n, exp, n, what);
-			CHECK_EQ(g[n], 0xCC);
-			/* a byte short: nothing written at all */
-			memset(g, 0xCC, sizeof(g));
-			CHECK_EQ(wire_tmpl_one(g, n - 1, &t, &o),
-				 WIRE_ERR_NOSPC);
-			CHECK_EQ(g[0], 0xCC);
+			one_check(&t, &o, exp, n, what);
+		}
+	}
+}
+
+/* The RC-only opcodes of wire_tmpl_one(): READ and atomic requests, the
+ * responder's packets; their extension headers as literal bytes. */
+static void test_one_rc(void)
+{
+	static const uint8_t reth[16] = {
+		0x00, 0x00, 0x7f, 0x00, 0x11, 0x22, 0x33, 0x40,
+		0x00, 0x00, 0x0a, 0x11, 0x00, 0x01, 0x23, 0x45 };
+	static const uint8_t atmeth[28] = {
+		0x00, 0x00, 0x7f, 0x00, 0x11, 0x22, 0x33, 0x40,
+		0x00, 0x00, 0x0a, 0x11,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18 };
+	static const uint8_t aeth_atmack[12] = {
+		0x1f, 0x65, 0x43, 0x21,
+		0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28 };
+	static const struct {
+		uint8_t op;
+		const uint8_t *ext;
+		size_t ext_len;
+		bool data;
+	} ops[] = {
+		{ 0x0C, reth, 16, false },          /* READ_REQUEST */
+		{ 0x13, atmeth, 28, false },        /* COMPARE_SWAP */
+		{ 0x14, atmeth, 28, false },        /* FETCH_ADD */
+		{ 0x11, aeth_atmack, 4, false },    /* ACKNOWLEDGE */
+		{ 0x12, aeth_atmack, 12, false },   /* ATOMIC_ACKNOWLEDGE */
+		{ 0x0D, aeth_atmack, 4, true },     /* READ_RESPONSE_FIRST */
+		{ 0x0E, NULL, 0, true },            /* READ_RESPONSE_MIDDLE */
+		{ 0x0F, aeth_atmack, 4, true },     /* READ_RESPONSE_LAST */
+		{ 0x10, aeth_atmack, 4, true },     /* READ_RESPONSE_ONLY */
+	};
+	static const uint32_t lens[] = { 0, 1, 2, 3, 4, 5, 64, 1000 };
+	const size_t nops = sizeof(ops) / sizeof(ops[0]);
+	uint8_t pl[1000], exp[2048], g[2048], th[64];
+
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(0x61 + i % 23);
+	for (size_t c = 0; c < nops * 8; c++) {
+		size_t j = c % nops;
+		int ipv6 = (int)(c / nops) & 1;
+		int vlan = (int)(c / nops / 2) & 1;
+		int mig = (int)(c / nops / 4) & 1;
+		size_t nk = ops[j].data ? sizeof(lens) / sizeof(lens[0]) : 1;
+
+		for (size_t k = 0; k < nk; k++) {
+			struct wire_tmpl t;
+			struct wire_one o = {
+				.opcode = ops[j].op, .se = k & 1,
+				.ackreq = !(k & 2), .ip_id = IP_ID, .psn = PSN,
+				.imm = 0xDEADBEEF, .va = 0x00007F0011223340ull,
+				.rkey = 0xA11, .dma_len = 0x12345,
+				.swap_add = 0x0102030405060708ull,
+				.compare = 0x1112131415161718ull,
+				.syndrome = 0x1F, .msn = 0x654321,
+				.orig = 0x2122232425262728ull,
+				.len = lens[k], .data = lens[k] ? pl : NULL,
+			};
+			size_t n;
+			char what[96];
+
+			one_setup(&t, th, &o, ipv6, vlan, mig);
+			if (ops[j].ext_len)
+				memcpy(th + 12, ops[j].ext, ops[j].ext_len);
+			n = exp_frame(exp, ipv6, vlan, th, 12 + ops[j].ext_len,
+				      pl, lens[k]);
+			snprintf(what, sizeof(what), "one 0x%02x %u B %s%s%s",
+				 ops[j].op, lens[k], ipv6 ? "IPv6" : "IPv4",
+				 vlan ? " VLAN" : "", mig ? " MigReq" : "");
+			one_check(&t, &o, exp, n, what);
+			if (!ops[j].data) {
+				/* a payload where the opcode has none */
+				o.len = 4;
+				o.data = pl;
+				memset(g, 0xCC, sizeof(g));
+				CHECK_EQ(wire_tmpl_one(g, sizeof(g), &t, &o),
+					 WIRE_ERR_INVAL);
+				CHECK_EQ(g[0], 0xCC);
+			}
 		}
 	}
 }
@@ -757,11 +856,13 @@ static void test_one_errors(void)
 	uint8_t buf[256];
 	struct wire_one o = { .opcode = WIRE_OP_RC_SEND_ONLY, .len = 4,
 			      .data = "abcd" };
-	int good = 0;
+	int good = 0, nodata = 0;
 
 	base_params(&b, 0, WIRE_OP_RC_SEND_ONLY);
 	REQUIRE(wire_tmpl_init(&t, &b) == 0);
-	/* every opcode but the eight one-packet requests */
+	/* every opcode but the eight one-packet SENDs and WRITEs, the
+	 * READ and atomic requests and the responder's six; with a 4-byte
+	 * payload, which only the SENDs, WRITEs and READ responses carry */
 	for (unsigned int op = 0; op < 256; op++) {
 		int r;
 
@@ -769,10 +870,13 @@ static void test_one_errors(void)
 		r = wire_tmpl_one(buf, sizeof(buf), &t, &o);
 		if (r > 0)
 			good++;
+		else if (r == WIRE_ERR_INVAL)
+			nodata++;
 		else
 			CHECK_EQ(r, WIRE_ERR_BAD_OPCODE);
 	}
-	CHECK_EQ(good, 8);
+	CHECK_EQ(good, 8 + 4);
+	CHECK_EQ(nodata, 5);
 	o.opcode = WIRE_OP_RC_SEND_ONLY;
 	CHECK_EQ(wire_tmpl_one(NULL, sizeof(buf), &t, &o), WIRE_ERR_INVAL);
 	CHECK_EQ(wire_tmpl_one(buf, sizeof(buf), NULL, &o), WIRE_ERR_INVAL);
@@ -840,6 +944,7 @@ int main(int argc, char **argv)
 	test_l3_fields();
 	test_errors();
 	test_one();
+	test_one_rc();
 	test_one_errors();
 	test_min_frame();
 	if (pcap4)
