@@ -13,43 +13,48 @@
 
 /* ---- replies ----------------------------------------------------------- */
 
-/* The headers of an answer begin here: callers ask roce_tx_room() first,
- * so none is made while the transmit queue is full. */
+/* An answer of opcode `opcode` for `psn` (callers ask roce_tx_room()
+ * first, so none is made while the transmit queue is full): *o as an ACK
+ * with no credit count, but for the opcode; the caller sets the rest.
+ * @return false while the peer's MAC is not known. */
 static bool reply_begin(struct roce_dev *d, struct roce_qp *rq,
-			struct wire_build *b, uint8_t opcode, uint32_t psn)
+			struct wire_one *o, uint8_t opcode, uint32_t psn)
 {
-	if (!roce_conn_begin(d, rq, b))
+	if (!roce_conn_ready(d, rq))
 		return false;
-	b->opcode = opcode;
-	b->psn = psn;
-	b->msn = rq->msn;
-	b->syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	*o = (struct wire_one){
+		.opcode = opcode,
+		.psn = psn,
+		.msn = rq->msn,
+		.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID),
+	};
 	return true;
 }
 
-/* @return false when the frame cannot be built now (no room in the
- * transmit queue, no mbuf): the answer stays owed. */
+/* The answer *o, written whole from the QP's template.
+ * @return false when the frame cannot be built now (no mbuf): the answer
+ * stays owed. */
 static bool reply_send(struct roce_dev *d, struct roce_qp *rq,
-		       struct wire_build *b, const uint8_t *payload)
+		       struct wire_one *o)
 {
-	struct rte_mbuf *m;
-	uint8_t *f;
-	int hl;
+	struct rte_mbuf *m = roce_tx_mbuf(d);
+	int len;
 
-	f = roce_tx_frame(d, b, &rq->tmpl, &m, &hl);
-	if (f == NULL)
-		return hl < 0;  /* headers that cannot be built: dropped */
-	if (b->payload_len)
-		memcpy(f + hl, payload, b->payload_len);
-	hl = wire_build_seal(f, rte_pktmbuf_tailroom(m), b, (size_t)hl);
-	if (hl < 0) {           /* cannot happen: the frame fits the mbuf */
+	if (m == NULL)
+		return false;
+	o->ip_id = d->ip_id++;
+	len = wire_tmpl_one(rte_pktmbuf_mtod(m, uint8_t *),
+			    rte_pktmbuf_tailroom(m), &rq->tmpl, o);
+	if (len < 0) {          /* cannot happen: the frame fits the mbuf */
+		ROCE_LOG(ERR, "cannot build opcode %u: %s", o->opcode,
+			 wire_err_str(len));
 		d->st.tx_drops++;
 		rte_pktmbuf_free(m);
 		return true;
 	}
-	roce_tx_commit(d, m, hl);
+	roce_tx_commit(d, m, len);
 	rq->st.tx_pkts++;
-	rq->st.tx_bytes += b->payload_len;
+	rq->st.tx_bytes += o->len;
 	return true;
 }
 
@@ -75,14 +80,14 @@ static void nak_sent(struct roce_dev *d, struct roce_qp *rq, uint8_t syn)
 static bool send_aeth(struct roce_dev *d, struct roce_qp *rq, uint8_t syn,
 		      uint32_t psn)
 {
-	struct wire_build b;
+	struct wire_one o;
 
 	if (!roce_tx_room(d))
 		return false;
-	if (!reply_begin(d, rq, &b, WIRE_OP_RC_ACKNOWLEDGE, psn))
+	if (!reply_begin(d, rq, &o, WIRE_OP_RC_ACKNOWLEDGE, psn))
 		return true;
-	b.syndrome = syn;
-	if (!reply_send(d, rq, &b, NULL))
+	o.syndrome = syn;
+	if (!reply_send(d, rq, &o))
 		return false;
 	if (wire_syn_kind(syn) != WIRE_AETH_ACK)
 		nak_sent(d, rq, syn);
@@ -514,13 +519,13 @@ static void rc_read(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 static bool atomic_ack(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		       uint64_t orig)
 {
-	struct wire_build b;
+	struct wire_one o;
 
 	if (!roce_tx_room(d) ||
-	    !reply_begin(d, rq, &b, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
+	    !reply_begin(d, rq, &o, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, psn))
 		return false;
-	b.orig = orig;
-	if (!reply_send(d, rq, &b, NULL))
+	o.orig = orig;
+	if (!reply_send(d, rq, &o))
 		return false;
 	resp_acks(rq, psn);
 	return true;
@@ -834,7 +839,7 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		uint32_t n = r->len - r->sent;
 		uint32_t idx = (r->next_psn - r->psn) & 0xffffff;
 		bool first = idx == 0, last;
-		struct wire_build b;
+		struct wire_one o;
 		uint8_t op;
 
 		if (!roce_tx_room(d))
@@ -846,12 +851,13 @@ static unsigned int read_responses(struct roce_dev *d, struct roce_qp *rq,
 		     first ? WIRE_OP_RC_READ_RESPONSE_FIRST :
 		     last ? WIRE_OP_RC_READ_RESPONSE_LAST :
 		     WIRE_OP_RC_READ_RESPONSE_MIDDLE;
-		if (!reply_begin(d, rq, &b, op, r->next_psn))
+		if (!reply_begin(d, rq, &o, op, r->next_psn))
 			break;
-		b.payload_len = n;
 		/* the whole range passed its MR check at read_setup(), and
 		 * the MR stays registered while the slot answers */
-		if (!reply_send(d, rq, &b, r->src + r->sent))
+		o.len = n;
+		o.data = r->src + r->sent;
+		if (!reply_send(d, rq, &o))
 			break;
 		resp_acks(rq, r->next_psn);
 		r->sent += n;
