@@ -283,11 +283,13 @@ static bool want_ackreq(const struct roce_qp *rq, const struct pmr_swqe *w,
 }
 
 /* Solicited Event: on the last packet of a solicited SEND or WRITE with
- * immediate data (a plain WRITE makes no completion to solicit). */
+ * immediate data (a plain WRITE, a READ or an atomic makes no completion
+ * at the responder to solicit). */
 static bool want_se(const struct pmr_swqe *w, bool last)
 {
 	return last && (w->send_flags & PMR_SEND_SOLICITED) &&
-	       w->opcode != PMR_WR_RDMA_WRITE;
+	       (w->opcode == PMR_WR_SEND || w->opcode == PMR_WR_SEND_WITH_IMM ||
+		w->opcode == PMR_WR_RDMA_WRITE_WITH_IMM);
 }
 
 /* A packet of WQE w is committed: n payload bytes, npsn PSNs. */
@@ -314,17 +316,21 @@ static bool op_is_send_write(uint8_t op)
 }
 
 /*
- * The message of one packet: a SEND or WRITE of a connected QP that fits
- * in one, its data inline, in one SGE (src) or none.  The frame is
- * written whole from the QP's template (wire_tmpl_one()): no per-packet
- * build state, no opcode table, no gather.  Frame and bookkeeping are
- * those req_packet() would make; same return values.
+ * A packet of a connected QP whose headers its opcode fixes: a SEND or
+ * WRITE that fits in one packet, its data inline, in one SGE (src) or
+ * none; a READ request (from req_off on: after a retry, the rest of the
+ * READ); an atomic.  The frame is written whole from the QP's template
+ * (wire_tmpl_one()): no per-packet build state, no opcode table, no
+ * gather.  Frame and bookkeeping are those req_packet() would make; same
+ * return values.
  */
 static int req_one(struct roce_dev *d, struct roce_qp *rq,
-		   struct pmr_swqe *w, const uint8_t *src, bool rc)
+		   struct pmr_swqe *w, uint32_t mtu, const uint8_t *src,
+		   bool rc)
 {
 	struct wire_one o;
 	struct rte_mbuf *m;
+	uint32_t npsn = 1;
 	int len;
 
 	rq->resolving = !roce_conn_ready(d, rq);
@@ -335,20 +341,42 @@ static int req_one(struct roce_dev *d, struct roce_qp *rq,
 		rq->tx_blocked = true;   /* no mbuf */
 		return 0;
 	}
-	o.opcode = send_opcode(w, true, true,
-			       rc ? WIRE_OP_BASE_RC : WIRE_OP_BASE_UC);
 	o.se = want_se(w, true);
 	o.ackreq = rc && want_ackreq(rq, w, true);
 	o.ip_id = d->ip_id++;
 	o.psn = rq->req_psn;
-	o.imm = rte_be_to_cpu_32(w->imm_data);
 	o.va = w->remote_addr;
 	o.rkey = w->rkey;
-	o.len = w->length;
-	o.data = w->inl ? pmr_swqe_inline(w) : src;
+	o.len = 0;
+	o.data = NULL;
+	switch (w->opcode) {
+	case PMR_WR_RDMA_READ:
+		o.opcode = WIRE_OP_RC_READ_REQUEST;
+		o.va += rq->req_off;
+		o.dma_len = w->length - rq->req_off;
+		npsn = o.dma_len ? roce_mtu_pkts(o.dma_len, mtu) : 1;
+		break;
+	case PMR_WR_ATOMIC_CMP_AND_SWP:
+		o.opcode = WIRE_OP_RC_COMPARE_SWAP;
+		o.swap_add = w->swap;
+		o.compare = w->compare_add;
+		break;
+	case PMR_WR_ATOMIC_FETCH_AND_ADD:
+		o.opcode = WIRE_OP_RC_FETCH_ADD;
+		o.swap_add = w->compare_add;
+		o.compare = w->compare_add;
+		break;
+	default:                 /* SEND, WRITE */
+		o.opcode = send_opcode(w, true, true,
+				       rc ? WIRE_OP_BASE_RC : WIRE_OP_BASE_UC);
+		o.imm = rte_be_to_cpu_32(w->imm_data);
+		o.len = w->length;
+		o.data = w->inl ? pmr_swqe_inline(w) : src;
+		break;
+	}
 	len = wire_tmpl_one(rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m), &rq->tmpl, &o);
-	if (len < 0) {           /* cannot happen: a message that fits */
+	if (len < 0) {           /* cannot happen: a packet that fits */
 		ROCE_LOG(ERR, "cannot build opcode %u: %s", o.opcode,
 			 wire_err_str(len));
 		d->st.tx_drops++;
@@ -356,12 +384,14 @@ static int req_one(struct roce_dev *d, struct roce_qp *rq,
 		return -1;
 	}
 	roce_tx_commit(d, m, len);
-	req_sent(rq, w, rc, o.ackreq, w->length, 1);
+	req_sent(rq, w, rc, o.ackreq, o.len, npsn);
 	return 1;
 }
 
 /*
- * Send the next packet of WQE w.  src: its data when this is its first
+ * Send the next packet of WQE w (of a connected QP, only what req_one()
+ * does not take: SEND and WRITE packets of a longer message or gathered
+ * from several SGEs).  src: its data when this is its first
  * packet (req_off 0), as wqe_validate() mapped it in the same requester
  * step; NULL: gathered from the SGEs, each checked again.
  * @return 1 sent, 0 could not yet (no neighbour, or no mbuf: the caller
@@ -376,14 +406,16 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 			      qp->attr.ah_attr.grh.dgid.raw;
 	struct wire_build b;
 	struct rte_mbuf *m;
-	uint32_t n = 0, npsn = 1;
+	uint32_t n;
 	uint8_t *f;
 	int hl;
-	bool first = rq->req_off == 0, last = true;
+	bool first = rq->req_off == 0, last;
 
-	if (!ud && first && w->length <= mtu && op_is_send_write(w->opcode) &&
-	    (w->inl || src != NULL || w->length == 0))
-		return req_one(d, rq, w, src, qp->pub.qp_type == PMR_QPT_RC);
+	if (!ud && (!op_is_send_write(w->opcode) ||
+		    (first && w->length <= mtu &&
+		     (w->inl || src != NULL || w->length == 0))))
+		return req_one(d, rq, w, mtu, src,
+			       qp->pub.qp_type == PMR_QPT_RC);
 	if (ud) {
 		rq->resolving = !roce_resolve(d, dgid, rq->dmac);
 		if (rq->resolving)
@@ -401,50 +433,26 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 	}
 	b.psn = rq->req_psn;
 	b.imm = rte_be_to_cpu_32(w->imm_data);
-
-	switch (w->opcode) {
-	case PMR_WR_SEND:
-	case PMR_WR_SEND_WITH_IMM:
-	case PMR_WR_RDMA_WRITE:
-	case PMR_WR_RDMA_WRITE_WITH_IMM:
-		n = w->length - rq->req_off;
-		if (n > mtu)
-			n = mtu;
-		last = rq->req_off + n == w->length;
-		if (ud) {
-			b.opcode = w->opcode == PMR_WR_SEND_WITH_IMM ?
-				   WIRE_OP_UD_SEND_ONLY_IMM : WIRE_OP_UD_SEND_ONLY;
-			b.qkey = (w->remote_qkey & 0x80000000u) ?
-				 qp->attr.qkey : w->remote_qkey;
-			b.src_qpn = qp->pub.qp_num;
-		} else {
-			b.opcode = send_opcode(w, first, last,
-				qp->pub.qp_type == PMR_QPT_UC ?
-				WIRE_OP_BASE_UC : WIRE_OP_BASE_RC);
-		}
-		b.va = w->remote_addr;
-		b.rkey = w->rkey;
-		b.dma_len = w->length;
-		b.se = want_se(w, last);
-		break;
-	case PMR_WR_RDMA_READ:
-		b.opcode = WIRE_OP_RC_READ_REQUEST;
-		b.va = w->remote_addr + rq->req_off;
-		b.rkey = w->rkey;
-		b.dma_len = w->length - rq->req_off;
-		npsn = b.dma_len ? roce_mtu_pkts(b.dma_len, mtu) : 1;
-		n = 0;
-		break;
-	default: /* atomics */
-		b.opcode = w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ?
-			   WIRE_OP_RC_COMPARE_SWAP : WIRE_OP_RC_FETCH_ADD;
-		b.va = w->remote_addr;
-		b.rkey = w->rkey;
-		b.swap_add = w->opcode == PMR_WR_ATOMIC_CMP_AND_SWP ?
-			     w->swap : w->compare_add;
-		b.compare = w->compare_add;
-		break;
+	/* a SEND or WRITE: the rest are req_one()'s */
+	n = w->length - rq->req_off;
+	if (n > mtu)
+		n = mtu;
+	last = rq->req_off + n == w->length;
+	if (ud) {
+		b.opcode = w->opcode == PMR_WR_SEND_WITH_IMM ?
+			   WIRE_OP_UD_SEND_ONLY_IMM : WIRE_OP_UD_SEND_ONLY;
+		b.qkey = (w->remote_qkey & 0x80000000u) ?
+			 qp->attr.qkey : w->remote_qkey;
+		b.src_qpn = qp->pub.qp_num;
+	} else {
+		b.opcode = send_opcode(w, first, last,
+				       qp->pub.qp_type == PMR_QPT_UC ?
+				       WIRE_OP_BASE_UC : WIRE_OP_BASE_RC);
 	}
+	b.va = w->remote_addr;
+	b.rkey = w->rkey;
+	b.dma_len = w->length;
+	b.se = want_se(w, last);
 	b.payload_len = n;
 	if (qp->pub.qp_type == PMR_QPT_RC)
 		b.ackreq = want_ackreq(rq, w, last);
@@ -468,7 +476,7 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		return -1;
 	}
 	roce_tx_commit(d, m, hl);
-	req_sent(rq, w, qp->pub.qp_type == PMR_QPT_RC, b.ackreq, n, npsn);
+	req_sent(rq, w, qp->pub.qp_type == PMR_QPT_RC, b.ackreq, n, 1);
 	return 1;
 }
 

@@ -552,30 +552,41 @@ static void v_post_read_atomic(uint32_t qpn, bool atomic_first, uint32_t len)
  * start of the remote-access MR: a solicited SEND of 64 bytes, the same
  * unsolicited, a solicited WRITE and WRITE_WITH_IMM of 64 bytes (to
  * 0x10000, rkey 0x4242) and a solicited SEND of 2048 bytes (two packets
- * at the path MTU of 1024).
+ * at the path MTU of 1024); then, into the scratch MR (SCRATCH first), a
+ * solicited READ of 64 bytes and a solicited FETCH_ADD from 0x10000.
  */
 static void v_post_solicited(uint32_t qpn)
 {
-	static const uint8_t ops[5] = {
+	static const uint8_t ops[7] = {
 		PMR_WR_SEND, PMR_WR_SEND, PMR_WR_RDMA_WRITE,
-		PMR_WR_RDMA_WRITE_WITH_IMM, PMR_WR_SEND };
+		PMR_WR_RDMA_WRITE_WITH_IMM, PMR_WR_SEND, PMR_WR_RDMA_READ,
+		PMR_WR_ATOMIC_FETCH_AND_ADD };
 	struct pmr_qp *qp = v_find(qpn);
-	struct pmr_send_wr wr[5], *bad;
-	struct pmr_sge sg[5];
+	struct pmr_send_wr wr[7], *bad;
+	struct pmr_sge sg[7];
 
-	if (qp == NULL) {
+	if (qp == NULL || scr_mr == NULL) {
 		vsay("FAIL bad POSTSE");
 		return;
 	}
-	for (unsigned int i = 0; i < 5; i++) {
+	for (unsigned int i = 0; i < 7; i++) {
 		send_list(&wr[i], &sg[i], 1, i == 4 ? 2048 : 64, 7400 + i, 1);
 		wr[i].opcode = ops[i];
 		if (i != 1)
 			wr[i].send_flags |= PMR_SEND_SOLICITED;
 		wr[i].wr.rdma.remote_addr = 0x10000;
 		wr[i].wr.rdma.rkey = 0x4242;
-		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+		wr[i].next = i < 6 ? &wr[i + 1] : NULL;
 	}
+	for (unsigned int i = 5; i < 7; i++) {
+		sg[i].addr = (uintptr_t)scratch + 64 * (i - 5);
+		sg[i].length = i == 5 ? 64 : 8;
+		sg[i].lkey = scr_mr->lkey;
+	}
+	memset(&wr[6].wr, 0, sizeof(wr[6].wr));
+	wr[6].wr.atomic.remote_addr = 0x10000;
+	wr[6].wr.atomic.rkey = 0x4242;
+	wr[6].wr.atomic.compare_add = 3;
 	if (pmr_post_send(qp, wr, &bad))
 		vsay("FAIL post_send at wr_id %" PRIu64, bad->wr_id);
 	else
@@ -4191,13 +4202,15 @@ static char **split_args(const char *s, int *argc)
  */
 static void case48(void)
 {
-	static const struct { uint8_t op; bool se; uint32_t plen; } want[6] = {
+	static const struct { uint8_t op; bool se; uint32_t plen; } want[8] = {
 		{ WIRE_OP_RC_SEND_ONLY, true, 64 },
 		{ WIRE_OP_RC_SEND_ONLY, false, 64 },
 		{ WIRE_OP_RC_WRITE_ONLY, false, 64 },
 		{ WIRE_OP_RC_WRITE_ONLY_IMM, true, 64 },
 		{ WIRE_OP_RC_SEND_FIRST, false, 1024 },
 		{ WIRE_OP_RC_SEND_LAST, true, 1024 },
+		{ WIRE_OP_RC_READ_REQUEST, false, 0 },
+		{ WIRE_OP_RC_FETCH_ADD, false, 0 },
 	};
 	struct vqp q = new_qp(0x48000);
 	struct wcrec w[16];
@@ -4205,11 +4218,13 @@ static void case48(void)
 	const char *r;
 	int bad = 0;
 
+	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
+		die("SCRATCH failed");
 	r = ctl("POSTSE %u", q.qpn);
 	CHECK(strcmp(r, "OK") == 0, "POSTSE: %s", r);
-	k = requests_until(q.dqpn, 6, 1000);
-	CHECK(k == 6, "%u requests, expected 6", k);
-	for (unsigned int i = 0; i < k && i < 6; i++) {
+	k = requests_until(q.dqpn, 8, 1000);
+	CHECK(k == 8, "%u requests, expected 8", k);
+	for (unsigned int i = 0; i < k && i < 8; i++) {
 		struct ans a = nth_ans(q.dqpn, i);
 
 		CHECK(a.opcode == want[i].op && a.se == want[i].se &&
@@ -4220,15 +4235,20 @@ static void case48(void)
 		      a.plen, a.psn, want[i].op, want[i].se, want[i].plen);
 	}
 	ack_to(&q, wire_psn_add(q.sqpsn, 5), 5);
+	answer(&q, WIRE_OP_RC_READ_RESPONSE_ONLY, wire_psn_add(q.sqpsn, 6), 6,
+	       64);
+	answer(&q, WIRE_OP_RC_ATOMIC_ACKNOWLEDGE, wire_psn_add(q.sqpsn, 7), 7,
+	       0);
 	rx_drain(50);
 	nw = wcs_of(q.qpn, w, 16);
 	for (unsigned int i = 0; i < nw; i++)
 		ok += w[i].wr_id == 7400 + ok && w[i].status == PMR_WC_SUCCESS;
-	CHECK(nw == 5 && ok == 5, "%u completions, %u of them 7400.. in "
-	      "order and successful, expected 5", nw, ok);
+	CHECK(nw == 7 && ok == 7, "%u completions, %u of them 7400.. in "
+	      "order and successful, expected 7", nw, ok);
 	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
 	verdict("48 SE set on the last packet of solicited SENDs and "
-		"WRITE_WITH_IMMs only, one packet or two", bad);
+		"WRITE_WITH_IMMs only, one packet or two, never on READ or "
+		"atomic requests", bad);
 }
 
 /* In the order they run. */
