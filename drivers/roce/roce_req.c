@@ -320,7 +320,7 @@ static bool op_is_send_write(uint8_t op)
  * WRITE that fits in one packet, its data inline, in one SGE (src) or
  * none; a READ request (from req_off on: after a retry, the rest of the
  * READ); an atomic.  The frame is written whole from the QP's template
- * (wire_tmpl_one()): no per-packet build state, no opcode table, no
+ * (wire_tmpl_one()): no per-packet build state, no separate seal, no
  * gather.  Frame and bookkeeping are those req_packet() would make; same
  * return values.
  */

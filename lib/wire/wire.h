@@ -952,7 +952,7 @@ struct wire_one {
 /*
  * The whole frame *o from template t at buf (cap bytes): the bytes
  * wire_tmpl_hdrs() and wire_build_seal() write, with the payload copied in
- * between, in one pass and without the opcode table.  Returns the frame
+ * between, in one pass and without a struct wire_build.  Returns the frame
  * length, WIRE_ERR_BAD_OPCODE for an opcode other than those above,
  * WIRE_ERR_NOSPC if cap is too small (nothing written), or WIRE_ERR_INVAL
  * (a NULL argument, data NULL with len > 0, a payload for an opcode that

@@ -415,68 +415,39 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
-/* one_hdrs(): the opcode carries a payload (SEND, WRITE, READ_RESPONSE) */
-#define ONE_DATA 0x100
-
-/* The extension headers (WIRE_HM_*) of a wire_tmpl_one() opcode, with
- * ONE_DATA; -1 for any other opcode. */
-static int one_hdrs(uint8_t opcode)
+/* The table entry of a wire_tmpl_one() opcode, NULL for any other: of RC
+ * or UC, no IETH, and the whole message in one packet (a request) or an
+ * answer (ACKs and every READ response). */
+static const struct wire_opcode_info *one_info(uint8_t opcode)
 {
-	switch (opcode & (uint8_t)~WIRE_OP_BASE_UC) {   /* RC or UC */
-	case WIRE_OP_RC_SEND_ONLY:
-		return ONE_DATA;
-	case WIRE_OP_RC_SEND_ONLY_IMM:
-		return ONE_DATA | WIRE_HM_IMMDT;
-	case WIRE_OP_RC_WRITE_ONLY:
-		return ONE_DATA | WIRE_HM_RETH;
-	case WIRE_OP_RC_WRITE_ONLY_IMM:
-		return ONE_DATA | WIRE_HM_RETH | WIRE_HM_IMMDT;
-	default:
-		break;
-	}
-	switch (opcode) {                               /* RC only */
-	case WIRE_OP_RC_READ_REQUEST:
-		return WIRE_HM_RETH;
-	case WIRE_OP_RC_COMPARE_SWAP:
-	case WIRE_OP_RC_FETCH_ADD:
-		return WIRE_HM_ATMETH;
-	case WIRE_OP_RC_ACKNOWLEDGE:
-		return WIRE_HM_AETH;
-	case WIRE_OP_RC_ATOMIC_ACKNOWLEDGE:
-		return WIRE_HM_AETH | WIRE_HM_ATMACK;
-	case WIRE_OP_RC_READ_RESPONSE_FIRST:
-	case WIRE_OP_RC_READ_RESPONSE_LAST:
-	case WIRE_OP_RC_READ_RESPONSE_ONLY:
-		return ONE_DATA | WIRE_HM_AETH;
-	case WIRE_OP_RC_READ_RESPONSE_MIDDLE:
-		return ONE_DATA;
-	default:
-		return -1;
-	}
+	const struct wire_opcode_info *info = wire_opcode_info(opcode);
+
+	if (info == NULL || (info->transport != WIRE_TRANSPORT_RC &&
+			     info->transport != WIRE_TRANSPORT_UC) ||
+	    (info->hdrs & WIRE_HM_IETH) ||
+	    !(info->flags & (WIRE_OPF_ONLY | WIRE_OPF_RESP)))
+		return NULL;
+	return info;
 }
 
 int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		  const struct wire_one *o)
 {
-	unsigned int pad;
+	const struct wire_opcode_info *info;
+	unsigned int pad, h;
 	size_t hdr_len, udp_len, total;
-	uint8_t *p;
-	int h;
+	uint8_t *bth;
 
 	if (!buf || !t || !o || (o->len && !o->data))
 		return WIRE_ERR_INVAL;
-	h = one_hdrs(o->opcode);
-	if (h < 0)
+	info = one_info(o->opcode);
+	if (info == NULL)
 		return WIRE_ERR_BAD_OPCODE;
-	if (o->len > (h & ONE_DATA ? 0xFFFFu : 0))
+	if (o->len > (info->flags & WIRE_OPF_PAYLOAD ? 0xFFFFu : 0))
 		return WIRE_ERR_INVAL;
+	h = info->hdrs;
 	pad = wire_pad_len(o->len);
-	hdr_len = (size_t)t->bth_off + WIRE_BTH_LEN +
-		  (h & WIRE_HM_RETH ? WIRE_RETH_LEN : 0) +
-		  (h & WIRE_HM_ATMETH ? WIRE_ATMETH_LEN : 0) +
-		  (h & WIRE_HM_AETH ? WIRE_AETH_LEN : 0) +
-		  (h & WIRE_HM_ATMACK ? WIRE_ATMACK_LEN : 0) +
-		  (h & WIRE_HM_IMMDT ? WIRE_IMMDT_LEN : 0);
+	hdr_len = (size_t)t->bth_off + info->hdr_len;
 	udp_len = hdr_len - t->bth_off + WIRE_UDP_LEN + o->len + pad +
 		  WIRE_ICRC_LEN;
 	if (udp_len > 0xFFFFu - (t->ipv6 ? 0 : WIRE_IPV4_LEN))
@@ -487,45 +458,42 @@ int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 
 	tmpl_copy(buf, cap, t);
 	tmpl_lengths(buf, t, udp_len, o->ip_id);
-	p = buf + t->bth_off;
-	put_bth((struct wire_bth *)(void *)p, o->opcode, o->se, o->ackreq,
+	bth = buf + t->bth_off;
+	put_bth((struct wire_bth *)(void *)bth, o->opcode, o->se, o->ackreq,
 		o->psn, o->len, t->hdr[t->bth_off + 1] & WIRE_BTH_MIG);
-	p += WIRE_BTH_LEN;
-	/* in the order of IBA 9.2 */
+	/* the fields of struct wire_one, where the table puts each header
+	 * (put_ext_hdrs() does the same from a struct wire_build) */
 	if (h & WIRE_HM_RETH) {
-		struct wire_reth *r = (void *)p;
+		struct wire_reth *r = (void *)(bth + info->off[WIRE_HDR_RETH]);
 
 		wire_reth_set_va(r, o->va);
 		wire_reth_set_rkey(r, o->rkey);
-		wire_reth_set_len(r, h & ONE_DATA ? o->len : o->dma_len);
-		p += WIRE_RETH_LEN;
+		wire_reth_set_len(r, info->flags & WIRE_OPF_WRITE ? o->len :
+				  o->dma_len);
 	}
 	if (h & WIRE_HM_ATMETH) {
-		struct wire_atmeth *a = (void *)p;
+		struct wire_atmeth *a = (void *)(bth + info->off[WIRE_HDR_ATMETH]);
 
 		wire_atmeth_set_va(a, o->va);
 		wire_atmeth_set_rkey(a, o->rkey);
 		wire_atmeth_set_swap_add(a, o->swap_add);
 		wire_atmeth_set_compare(a, o->compare);
-		p += WIRE_ATMETH_LEN;
 	}
 	if (h & WIRE_HM_AETH) {
-		struct wire_aeth *a = (void *)p;
+		struct wire_aeth *a = (void *)(bth + info->off[WIRE_HDR_AETH]);
 
 		wire_aeth_set_syn(a, o->syndrome);
 		wire_aeth_set_msn(a, o->msn);
-		p += WIRE_AETH_LEN;
 	}
-	if (h & WIRE_HM_ATMACK) {
-		wire_atmack_set_orig((struct wire_atmack *)(void *)p, o->orig);
-		p += WIRE_ATMACK_LEN;
-	}
-	if (h & WIRE_HM_IMMDT) {
-		wire_immdt_set_imm((struct wire_immdt *)(void *)p, o->imm);
-		p += WIRE_IMMDT_LEN;
-	}
+	if (h & WIRE_HM_ATMACK)
+		wire_atmack_set_orig((struct wire_atmack *)(void *)
+				     (bth + info->off[WIRE_HDR_ATMACK]),
+				     o->orig);
+	if (h & WIRE_HM_IMMDT)
+		wire_immdt_set_imm((struct wire_immdt *)(void *)
+				   (bth + info->off[WIRE_HDR_IMMDT]), o->imm);
 	if (o->len)
-		memcpy(p, o->data, o->len);
+		memcpy(buf + hdr_len, o->data, o->len);
 	return pad_and_icrc(buf, t->ip_off, hdr_len + o->len, pad);
 }
 
