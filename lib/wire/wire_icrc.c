@@ -617,15 +617,19 @@ _Static_assert(CLMUL_MIN_LEN >= 64, "the folding reads 64 bytes at once");
 /* The level in use, asked of the CPU once (every packet needs it). */
 static atomic_int crc_level = -1;
 
-static int crc_level_get(void)
+static __attribute__((noinline)) int crc_level_init(void)
+{
+	int v = crc_level_cpu();
+
+	atomic_store_explicit(&crc_level, v, memory_order_relaxed);
+	return v;
+}
+
+static inline int crc_level_get(void)
 {
 	int v = atomic_load_explicit(&crc_level, memory_order_relaxed);
 
-	if (v < 0) {
-		v = crc_level_cpu();
-		atomic_store_explicit(&crc_level, v, memory_order_relaxed);
-	}
-	return v;
+	return v >= 0 ? v : crc_level_init();
 }
 
 static bool clmul_usable(void)
@@ -860,10 +864,14 @@ static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
 }
 #endif
 
-int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
+/* Every case but the folding code on IPv4 without options: IPv6, the
+ * table, and the errors.  Kept out of wire_icrc_calc() so that the common
+ * case does not pay for its stack buffer and its checks. */
+static __attribute__((noinline)) int icrc_calc_other(const uint8_t *p,
+						      size_t len,
+						      uint32_t *icrc)
 {
 	uint8_t h[ICRC_HDR6];
-	const uint8_t *p = ip;
 	size_t fixed;
 	bool v6;
 
@@ -898,6 +906,21 @@ int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
 	*icrc = wire_crc32(wire_crc32(0, h, fixed + LRH_MASK_LEN), p + fixed,
 			   len - fixed);
 	return 0;
+}
+
+int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
+{
+	const uint8_t *p = ip;
+
+#if WIRE_HAVE_CLMUL
+	/* the common case: IPv4 without options, folded */
+	if (len >= ICRC_HDR4 - LRH_MASK_LEN && p[0] == 0x45 &&
+	    clmul_usable()) {
+		*icrc = icrc_clmul(p, len, false);
+		return 0;
+	}
+#endif
+	return icrc_calc_other(p, len, icrc);
 }
 
 int wire_icrc_check(const void *ip, size_t len)
