@@ -1004,14 +1004,10 @@ const char *pmr_port_state_str(enum pmr_port_state port_state);
 /** @return 256..4096 for a valid enum pmr_mtu, else -1. */
 static inline int pmr_mtu_to_num(enum pmr_mtu mtu)
 {
-	switch (mtu) {
-	case PMR_MTU_256: return 256;
-	case PMR_MTU_512: return 512;
-	case PMR_MTU_1024: return 1024;
-	case PMR_MTU_2048: return 2048;
-	case PMR_MTU_4096: return 4096;
-	default: return -1;
-	}
+	/* 256 << (mtu - 1): the enum counts doublings from 256 */
+	if ((int)mtu < (int)PMR_MTU_256 || (int)mtu > (int)PMR_MTU_4096)
+		return -1;
+	return 128 << (int)mtu;
 }
 
 /** @return the enum pmr_mtu for 256..4096, else 0 (not a valid MTU). */

@@ -187,6 +187,8 @@ static void mtus(void)
 	}
 	CHECK_EQ(pmr_mtu_to_num((enum pmr_mtu)0), -1);
 	CHECK_EQ(pmr_mtu_to_num((enum pmr_mtu)6), -1);
+	CHECK_EQ(pmr_mtu_to_num((enum pmr_mtu)40), -1);
+	CHECK_EQ(pmr_mtu_to_num((enum pmr_mtu)-1), -1);
 	CHECK_EQ(pmr_num_to_mtu(0), 0);
 	CHECK_EQ(pmr_num_to_mtu(1000), 0);
 	CHECK_EQ(pmr_num_to_mtu(8192), 0);
