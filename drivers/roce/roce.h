@@ -306,12 +306,55 @@ void roce_rx_release(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 		       const struct wire_tmpl *t, struct rte_mbuf **mp,
 		       int *hdr_len);
-void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len);
-struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d);
+struct rte_mbuf *roce_tx_mbuf_alloc(struct roce_dev *d);
+
+/*
+ * An mbuf for a frame to send, or NULL (counted): ROCE_TX_MAX frames
+ * still wait for room in a full transmit ring, or the pool is empty.
+ * The frame is then not built: requests, READ responses, atomic ACKs,
+ * ACKs and NAKs stay owed and are built by a later run; ARP and ND
+ * frames are dropped (asked again).  Inline, as the next two: every
+ * packet sent takes all three.
+ */
+static inline struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d)
+{
+	if (!roce_tx_room(d))
+		return NULL;
+	if (likely(d->nstash > 0))
+		return d->stash[--d->nstash];
+	return roce_tx_mbuf_alloc(d);
+}
+
+/* Frame m, len bytes, is queued for the next flush (roce_tx_mbuf() made
+ * room for it). */
+static inline void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m,
+				  int len)
+{
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	d->st.tx_pkts++;
+	d->st.tx_bytes += (uint64_t)len;
+	d->tx[d->ntx++] = m;
+}
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,
 		     const uint8_t *dgid);
-bool roce_conn_ready(struct roce_dev *d, struct roce_qp *rq);
+bool roce_conn_setup(struct roce_dev *d, struct roce_qp *rq);
+
+/*
+ * What every packet of connected QP rq (RC, UC) needs before it is built:
+ * the peer's MAC, looked up (and asked for) until known, by the requester
+ * or the responder, whichever sends first; and rq->tmpl, the flow's
+ * headers (addresses, ports, traffic class, destination QP), made again
+ * after a modify_qp or a reset (roce_conn_setup()).  @return false while
+ * the MAC is not known (the requester then waits for it, rq->resolving;
+ * an answer is dropped).
+ */
+static inline bool roce_conn_ready(struct roce_dev *d, struct roce_qp *rq)
+{
+	return likely(rq->dmac_valid && rq->tmpl_valid) ||
+	       roce_conn_setup(d, rq);
+}
 bool roce_conn_begin(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b);
 bool roce_gid_is_v4(const uint8_t *gid);

@@ -19,27 +19,11 @@ static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
  * they are let go (roce_rx_release()) and a transmit burst in bulk once
  * the frames are on their way; from the pool when it is empty.
  */
-static struct rte_mbuf *mbuf_get(struct roce_dev *d)
+/* The stash was empty: an mbuf from the pool, or NULL (counted). */
+struct rte_mbuf *roce_tx_mbuf_alloc(struct roce_dev *d)
 {
-	if (d->nstash > 0)
-		return d->stash[--d->nstash];
-	return rte_pktmbuf_alloc(d->pool);
-}
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
 
-/*
- * An mbuf for a frame to send, or NULL (counted): ROCE_TX_MAX frames
- * still wait for room in a full transmit ring, or the pool is empty.
- * The frame is then not built: requests, READ responses, atomic ACKs,
- * ACKs and NAKs stay owed and are built by a later run; ARP and ND
- * frames are dropped (asked again).
- */
-struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d)
-{
-	struct rte_mbuf *m;
-
-	if (!roce_tx_room(d))
-		return NULL;
-	m = mbuf_get(d);
 	if (m == NULL)
 		d->st.tx_no_mbuf++;
 	return m;
@@ -445,15 +429,6 @@ bool roce_tx_make_room(struct roce_dev *d)
 	return false;
 }
 
-void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m, int len)
-{
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	d->st.tx_pkts++;
-	d->st.tx_bytes += (uint64_t)len;
-	d->tx[d->ntx++] = m;     /* (roce_tx_mbuf() flushes a full queue) */
-}
-
 /* The flow's fields of *b: addresses, IP version, UDP source port.  No IP
  * identification: a frame about to be built takes the next one. */
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
@@ -468,15 +443,8 @@ void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 	b->sport = rq ? rq->sport : wire_udp_sport(1);
 }
 
-/*
- * What every packet of connected QP rq (RC, UC) needs before it is built:
- * the peer's MAC, looked up (and asked for) until known, by the requester
- * or the responder, whichever sends first; and rq->tmpl, the flow's
- * headers (addresses, ports, traffic class, destination QP), made again
- * after a modify_qp or a reset.  @return false while the MAC is not known
- * (the requester then waits for it, rq->resolving; an answer is dropped).
- */
-bool roce_conn_ready(struct roce_dev *d, struct roce_qp *rq)
+/* roce_conn_ready() when the MAC or the template is missing. */
+bool roce_conn_setup(struct roce_dev *d, struct roce_qp *rq)
 {
 	const struct pmr_qp_obj *qp = rq->qp;
 	const struct pmr_ah_attr *ah = &qp->attr.ah_attr;

@@ -558,6 +558,12 @@ static unsigned int retire_local(struct roce_qp *rq, enum pmr_wc_status err,
 	return 1;
 }
 
+/* The oldest WQE not yet completed. */
+static uint32_t sq_cons(struct pmr_qp_obj *qp)
+{
+	return atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
+}
+
 /*
  * No packet could go now (no neighbour yet, or no room to send): for RC
  * the local ACK timer runs (RETRY_EXC_ERR when the neighbour never
@@ -605,16 +611,15 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 	while (done < budget) {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
 						     memory_order_acquire);
-		uint32_t cons = atomic_load_explicit(&qp->sq.cons,
-						     memory_order_relaxed);
-		struct roce_swqe_st *s = &rq->wst[rq->req_idx & qp->sq.mask];
 		const uint8_t *src = NULL;
+		struct roce_swqe_st *s;
 		struct pmr_swqe *w;
 		int r;
 
 		if (rq->req_idx == prod ||
 		    (st == PMR_QPS_SQD && !roce_sqd_may_send(rq)))
 			break;
+		s = &rq->wst[rq->req_idx & qp->sq.mask];
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
 			/* starting (or restarting) this WQE: same PSNs again */
@@ -628,7 +633,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 				src = one;
 		}
 		if (s->local_err != PMR_WC_SUCCESS) {
-			done += retire_local(rq, s->local_err, cons);
+			done += retire_local(rq, s->local_err, sq_cons(qp));
 			break;
 		}
 		if (rc) {
@@ -656,7 +661,7 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			 * again first: that would undo a first packet's
 			 * failure); else a later run starts it again */
 			s->local_err = PMR_WC_LOC_PROT_ERR;
-			done += retire_local(rq, s->local_err, cons);
+			done += retire_local(rq, s->local_err, sq_cons(qp));
 			break;
 		}
 		done++;
