@@ -325,11 +325,13 @@ void wire_tmpl_build_init(struct wire_build *b, const struct wire_tmpl *t)
 }
 
 /* The end of a frame whose len bytes are written: zero pad, then the ICRC
- * over the IP datagram.  @return the frame length. */
+ * over the IP datagram.  Callers have checked that pad and ICRC fit, so
+ * the pad (at most 3 bytes) is zeroed with one 4-byte store into room the
+ * ICRC then takes.  @return the frame length. */
 static int pad_and_icrc(uint8_t *buf, size_t ip_off, size_t len,
 			unsigned int pad)
 {
-	memset(buf + len, 0, pad);
+	memset(buf + len, 0, WIRE_ICRC_LEN);
 	wire_icrc_write(buf + ip_off, len + pad - ip_off);
 	return (int)(len + pad + WIRE_ICRC_LEN);
 }
