@@ -309,12 +309,14 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 struct rte_mbuf *roce_tx_mbuf_alloc(struct roce_dev *d);
 
 /*
- * An mbuf for a frame to send, or NULL (counted): ROCE_TX_MAX frames
- * still wait for room in a full transmit ring, or the pool is empty.
- * The frame is then not built: requests, READ responses, atomic ACKs,
- * ACKs and NAKs stay owed and are built by a later run; ARP and ND
- * frames are dropped (asked again).  Inline, as the next two: every
- * packet sent takes all three.
+ * An mbuf for a frame to send: from the stash, which received frames
+ * refill as they are let go (roce_rx_release()) and a transmit burst in
+ * bulk once the frames are on their way; from the pool when that is
+ * empty.  NULL (counted) when ROCE_TX_MAX frames still wait for room in
+ * a full transmit ring, or the pool is empty: the frame is then not
+ * built (requests, READ responses, atomic ACKs, ACKs and NAKs stay owed
+ * and are built by a later run; ARP and ND frames are dropped, asked
+ * again).  Inline, as the next two: every packet sent takes all three.
  */
 static inline struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d)
 {

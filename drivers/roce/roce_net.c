@@ -14,12 +14,8 @@
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-/*
- * An mbuf for a frame: from the stash, which received frames refill as
- * they are let go (roce_rx_release()) and a transmit burst in bulk once
- * the frames are on their way; from the pool when it is empty.
- */
-/* The stash was empty: an mbuf from the pool, or NULL (counted). */
+/* roce_tx_mbuf() found the stash empty: an mbuf from the pool, or NULL
+ * (counted). */
 struct rte_mbuf *roce_tx_mbuf_alloc(struct roce_dev *d)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
