@@ -482,6 +482,12 @@ static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 
 /* ---- the requester loop --------------------------------------------------- */
 
+/* ROCE_WINDOW PSNs sent and not yet acknowledged: no more go out. */
+static bool window_full(const struct roce_qp *rq)
+{
+	return ((rq->req_psn - rq->una_psn) & 0xffffff) >= ROCE_WINDOW;
+}
+
 /*
  * A fenced WQE waits for every earlier READ and atomic to complete; a READ
  * or atomic waits while max_rd_atomic of them are outstanding.
@@ -622,9 +628,15 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 		s = &rq->wst[rq->req_idx & qp->sq.mask];
 		w = pmr_wq_slot(&qp->sq, rq->req_idx);
 		if (rq->req_off == 0) {
-			/* starting (or restarting) this WQE: same PSNs again */
+			/* starting (or restarting) this WQE: same PSNs again;
+			 * one that must wait for the window or for earlier
+			 * READs and atomics is not looked at until it may go
+			 * (a local error it has could not complete before
+			 * then either: the WQEs before it are not done) */
 			uint8_t *one;
 
+			if (rc && (window_full(rq) || rd_blocked(rq, w)))
+				break;
 			s->first_psn = rq->req_psn;
 			s->npkts = wqe_npkts(w, mtu);
 			s->local_err = wqe_validate(qp, w, mtu, &one);
@@ -636,13 +648,8 @@ unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			done += retire_local(rq, s->local_err, sq_cons(qp));
 			break;
 		}
-		if (rc) {
-			if (((rq->req_psn - rq->una_psn) & 0xffffff) >=
-			    ROCE_WINDOW)
-				break;
-			if (rq->req_off == 0 && rd_blocked(rq, w))
-				break;
-		}
+		if (rc && rq->req_off != 0 && window_full(rq))
+			break;
 		/* no room to send: nothing of the packet is made (a QP
 		 * that waits does not build its headers on every run) */
 		rq->tx_blocked = !roce_tx_room(d);

@@ -1878,6 +1878,39 @@ static int case_sqd_fence(void)
 	return case_end();
 }
 
+/*
+ * A fenced SEND with a bad lkey behind a 512 KiB READ: the fence holds it
+ * (the requester does not look at a WQE that must wait) until the READ
+ * completes; then it fails: the READ completes first, with its data, the
+ * SEND with LOC_PROT_ERR, nothing reaches the server, and the QP is in
+ * ERR.
+ */
+static int case_fence_local_err(void)
+{
+	struct qpspec s = spec_default();
+	const uint32_t rlen = 512 * 1024;
+	struct pmr_sge rg = { (uintptr_t)buf, rlen, mr->lkey };
+	struct pmr_sge sg = { (uintptr_t)(buf + 5 * MIB), 64, mr->lkey ^ 0x40 };
+	uint64_t rid, sid;
+
+	TRY(case_begin(&s));
+	TRY(resolve_first());
+	rid = wr_seq++;
+	sid = wr_seq++;
+	TRY(s_region(C_FILL, 0, rlen, 64, 0, 0));
+	memset(buf, CANARY, rlen + GUARD);
+	TRY(post_send(qps[0], rid, PMR_WR_RDMA_READ, &rg, 1, srv.buf,
+		      srv.buf_rkey, 0));
+	TRY(post_send(qps[0], sid, PMR_WR_SEND, &sg, 1, 0, 0,
+		      PMR_SEND_FENCE));
+	TRY(expect_wc(qps[0], rid, PMR_WC_SUCCESS, PMR_WR_RDMA_READ, rlen));
+	TRY(l_verify(0, rlen, 64, 0, GUARD));
+	TRY(expect_wc(qps[0], sid, PMR_WC_LOC_PROT_ERR, PMR_WR_SEND, -1));
+	TRY(s_expect_none(0, 100));
+	TRY(expect_flushed(0));
+	return case_end();
+}
+
 /* ---- response order ------------------------------------------------- */
 
 /*
@@ -2192,6 +2225,7 @@ static const struct tcase cases[] = {
 	{ "sqd_drain", case_sqd_drain },
 	{ "sqd_rnr", case_sqd_rnr },
 	{ "sqd_fence", case_sqd_fence },
+	{ "fence_local_err", case_fence_local_err },
 	{ "resp_order", case_resp_order },
 	{ "arp_timeout", case_arp_timeout },
 	{ "sqd_unresolved", case_sqd_unresolved },
