@@ -699,6 +699,19 @@ static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	rq->epsn = wire_psn_add(p->psn, 1);
 	if ((rq->in_send || rq->in_write) && (fl & WIRE_OPF_STARTS))
 		rq->in_send = rq->in_write = false;   /* previous one abandoned */
+	if (!(fl & WIRE_OPF_STARTS) &&
+	    !((fl & WIRE_OPF_SEND) ? rq->in_send : rq->in_write)) {
+		/* a MIDDLE or LAST that continues no message of its kind
+		 * (its FIRST refused, or the sender's opcodes out of order):
+		 * it and the rest of its message are dropped, and a message
+		 * of the other kind in progress is abandoned.  Never placed
+		 * through the state of a message that ended: a receive WR
+		 * already completed, a WRITE's address whose MR may be gone */
+		rq->in_send = rq->in_write = false;
+		rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+		d->st.rx_drop_malformed++;
+		return;
+	}
 	if (fl & WIRE_OPF_SEND) {
 		if ((fl & WIRE_OPF_STARTS) && !pmr_rq_take(qp)) {
 			d->st.rx_drop_no_recv++;

@@ -4252,6 +4252,79 @@ static void case48(void)
 		"atomic requests", bad);
 }
 
+/* A UC packet of opcode op at psn to u, plen bytes of fill; a WRITE's
+ * FIRST or ONLY to the start of the MR, dma_len bytes. */
+static void uc_pkt(const struct vqp *u, uint8_t op, uint32_t psn,
+		   uint32_t plen, uint8_t fill, uint32_t dma_len)
+{
+	struct wire_build b;
+
+	build_base(&b, op, u->qpn, psn);
+	b.ackreq = false;
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = dma_len;
+	send_pkt(&b, plen, fill, false);
+}
+
+/*
+ * UC packets that continue no message of their kind, at the expected
+ * PSN: dropped with the rest of their message, never placed through the
+ * state of a message that ended.  (1) A SEND ONLY too long for the
+ * receive buffer (LOC_LEN_ERR), then a SEND LAST: the LAST completes no
+ * receive again and is dropped; a SEND ONLY after it takes the second
+ * receive.  (2) A WRITE FIRST of 2048 bytes (its 1024 bytes the guard
+ * value), a SEND ONLY that abandons it, then its MIDDLE and LAST: nothing
+ * of them is written into the MR.
+ */
+static void case50(void)
+{
+	struct vqp u = new_vqp(true, 0x50000, 0, 0, 2);
+	struct vqp v = new_vqp(true, 0x50800, 0, 0, 2);
+	struct stats s0, s1;
+	struct wcrec w[16];
+	unsigned int nw;
+	uint32_t p;
+	int bad = 0;
+
+	s0 = get_stats();
+	p = u.epsn;
+	uc_pkt(&u, WIRE_OP_UC_SEND_ONLY, p, RLEN + 64, 0x3C, 0);
+	uc_pkt(&u, WIRE_OP_UC_SEND_LAST, wire_psn_add(p, 1), 16, 0x3C, 0);
+	uc_pkt(&u, WIRE_OP_UC_SEND_ONLY, wire_psn_add(p, 2), 16, 0x3C, 0);
+	p = v.epsn;
+	uc_pkt(&v, WIRE_OP_UC_WRITE_FIRST, p, 1024, GUARD_BYTE, 2048);
+	uc_pkt(&v, WIRE_OP_UC_SEND_ONLY, wire_psn_add(p, 1), 16, 0x3C, 0);
+	uc_pkt(&v, WIRE_OP_UC_WRITE_MIDDLE, wire_psn_add(p, 2), 1024, 0x3C, 0);
+	uc_pkt(&v, WIRE_OP_UC_WRITE_LAST, wire_psn_add(p, 3), 1024, 0x3C, 0);
+	rx_drain(50);
+	s1 = get_stats();
+	nw = wcs_of(u.qpn, w, 16);
+	CHECK(nw == 2 && w[0].wr_id == u.rid[0] &&
+	      w[0].status == PMR_WC_LOC_LEN_ERR && w[1].wr_id == u.rid[1] &&
+	      w[1].status == PMR_WC_SUCCESS && w[1].len == 16,
+	      "SEND ONLY too long, SEND LAST, SEND ONLY: %u completions "
+	      "(first wr_id %" PRIu64 " status %d, second %" PRIu64 " %d), "
+	      "expected LOC_LEN_ERR then success", nw, nw ? w[0].wr_id : 0,
+	      nw ? w[0].status : -1, nw > 1 ? w[1].wr_id : 0,
+	      nw > 1 ? w[1].status : -1);
+	nw = wcs_of(v.qpn, w, 16);
+	CHECK(nw == 1 && w[0].wr_id == v.rid[0] &&
+	      w[0].status == PMR_WC_SUCCESS && w[0].len == 16,
+	      "WRITE FIRST, SEND ONLY, WRITE MIDDLE, LAST: %u completions "
+	      "(first status %d), expected the SEND's", nw,
+	      nw ? w[0].status : -1);
+	/* the LAST after the dropped MIDDLE goes as the rest of its message */
+	CHECK(sdiff(&s0, &s1, "rx_drop_malformed") == 2,
+	      "rx_drop_malformed +%" PRIu64 ", expected 2 (the SEND LAST, "
+	      "the WRITE MIDDLE)", sdiff(&s0, &s1, "rx_drop_malformed"));
+	CHECK(qp_state_of(u.qpn) == ST_RTS && qp_state_of(v.qpn) == ST_RTS,
+	      "a UC QP left RTS");
+	verdict("50 UC MIDDLE or LAST continuing no message of its kind -> "
+		"dropped: no second completion of a receive, no write "
+		"through an abandoned WRITE", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4305,6 +4378,7 @@ static const struct {
 	{ 46, case46 },
 	{ 47, case47 },
 	{ 48, case48 },
+	{ 50, case50 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
