@@ -856,6 +856,10 @@ static void v_cmd(char *line)
 		v_stats();
 	} else if (strcmp(line, "GUARDS") == 0) {
 		v_guards();
+	} else if (strcmp(line, "REGUARD") == 0) {
+		/* after a case that may write anything into the MR */
+		memset(big + MR_OFF, GUARD_BYTE, MR_SIZE);
+		vsay("OK");
 	} else if (strcmp(line, "QUIT") == 0) {
 		vsay("OK");
 		vsay("END");
@@ -4325,6 +4329,288 @@ static void case50(void)
 		"through an abandoned WRITE", bad);
 }
 
+/* ---- 49: random frames ---- */
+
+static uint64_t rng_state;
+
+/* xorshift64*: the same frames for the same seed */
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+static uint32_t rnd_below(uint32_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* true with probability pct / 100 */
+static bool rnd_pct(uint32_t pct)
+{
+	return rnd_below(100) < pct;
+}
+
+/* The IPv4 lengths, header checksum and ICRC of frame f (len bytes,
+ * through the ICRC) made right again after its bytes were changed. */
+static void reseal(uint8_t *f, uint32_t len)
+{
+	wire_put16(f + WIRE_ETH_LEN + 2, (uint16_t)(len - WIRE_ETH_LEN));
+	wire_put16(f + WIRE_ETH_LEN + 10, wire_ipv4_csum(f + WIRE_ETH_LEN));
+	wire_put16(f + WIRE_ETH_LEN + WIRE_IPV4_LEN + 4,
+		   (uint16_t)(len - WIRE_ETH_LEN - WIRE_IPV4_LEN));
+	wire_put16(f + WIRE_ETH_LEN + WIRE_IPV4_LEN + 6, 0);
+	wire_icrc_write(f + WIRE_ETH_LEN, len - WIRE_ETH_LEN - WIRE_ICRC_LEN);
+}
+
+/* An opcode of the table, of transport tr most of the time. */
+static uint8_t rnd_opcode(int tr)
+{
+	for (;;) {
+		uint8_t op = (uint8_t)rnd();
+		const struct wire_opcode_info *i = wire_opcode_info(op);
+
+		if (i != NULL && i->transport != WIRE_TRANSPORT_CNP &&
+		    (i->transport == tr || rnd_pct(15)))
+			return op;
+	}
+}
+
+/*
+ * One random frame to the victim's QP qpn: an opcode of the table (of
+ * transport tr mostly, request or answer) with random fields near the
+ * values that reach the transport's checks (PSNs near psn, addresses in
+ * and around the MR, its rkey), then most of the time changed: bytes of
+ * the BTH and what follows, or its length, made consistent again (IP
+ * lengths and checksum, ICRC), or bytes anywhere left inconsistent.
+ * @return false when no frame was built (headers the builder refuses).
+ */
+static bool storm_frame(uint32_t qpn, int tr, uint32_t psn)
+{
+	const uint32_t bth_off = WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN;
+	struct wire_build b;
+	struct rte_mbuf *m;
+	uint32_t plen = 0, len, room;
+	uint8_t *f;
+	int hl, r;
+
+	build_base(&b, rnd_opcode(tr), qpn, wire_psn_add(psn,
+		   rnd_pct(90) ? rnd_below(24) - 8 : rnd()));
+	b.ackreq = rnd_pct(50);
+	b.se = rnd_pct(20);
+	b.mig = rnd_pct(5);
+	if (rnd_pct(5))
+		b.pkey = (uint16_t)rnd();
+	b.va = rnd_pct(80) ? mr_va + rnd_below(MR_SIZE + 128) - 64 :
+	       (uint64_t)rnd() << 32 | rnd();
+	b.rkey = rnd_pct(75) ? mr_rkey : rnd_pct(40) ? nr_rkey : rnd();
+	b.dma_len = rnd_pct(85) ? rnd_below(2200) : rnd();
+	b.syndrome = (uint8_t)rnd();
+	b.msn = rnd_pct(80) ? rnd_below(8) : rnd() & WIRE_PSN_MASK;
+	b.swap_add = rnd();
+	b.compare = rnd();
+	b.orig = rnd();
+	b.imm = rnd();
+	b.inv_rkey = rnd();
+	b.qkey = rnd_pct(70) ? ud_qkey : rnd();
+	b.src_qpn = rnd() & WIRE_PSN_MASK;
+	if (wire_opcode_info(b.opcode)->flags & WIRE_OPF_PAYLOAD)
+		plen = rnd_pct(10) ? 1024 : rnd_below(1100);
+
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		die("no mbuf");
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	room = rte_pktmbuf_tailroom(m);
+	b.payload_len = plen;
+	hl = wire_build_hdrs(f, room, &b);
+	if (hl < 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	memset(f + hl, (int)rnd(), plen);
+	r = wire_build_finish(f, room, (size_t)hl + plen);
+	if (r < 0)
+		die("wire_build_finish: %s", wire_err_str(r));
+	len = (uint32_t)r;
+	r = (int)rnd_below(100);
+	if (r < 30) {
+		/* bytes of the BTH and after it, consistent again */
+		for (uint32_t k = 1 + rnd_below(4); k > 0; k--)
+			f[bth_off + rnd_below(len - WIRE_ICRC_LEN - bth_off)] =
+				(uint8_t)rnd();
+		reseal(f, len);
+	} else if (r < 40) {
+		/* another length, consistent again: the opcode's headers
+		 * cut short, or more or fewer payload bytes than the pad
+		 * says */
+		uint32_t n = bth_off + WIRE_ICRC_LEN + rnd_below(len - bth_off + 64);
+
+		if (n > room)
+			n = room;
+		for (uint32_t k = len; k < n; k++)
+			f[k] = (uint8_t)rnd();
+		len = n;
+		reseal(f, len);
+	} else if (r < 48) {
+		/* any byte, left inconsistent (checksum, ICRC, addresses) */
+		f[rnd_below(len)] ^= (uint8_t)(1 + rnd_below(255));
+	} else if (r < 50) {
+		len = rnd_below(len);     /* cut anywhere */
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	tx_frame(m);
+	return true;
+}
+
+/* Check the completions of a storm QP: no WR completes twice, receives
+ * are the QP's own, and a QP in ERR has completed every WR (nsend sends
+ * posted, wr_id from id0).  @return failed checks. */
+static int storm_wcs(const struct vqp *q, unsigned int nsend, uint64_t id0)
+{
+	struct wcrec w[32];
+	unsigned int nw = wcs_of(q->qpn, w, 32), nrecv = 0;
+	int st = qp_state_of(q->qpn), bad = 0;
+
+	CHECK(st == ST_RTS || st == ST_ERR || st == PMR_QPS_SQE,
+	      "QP %u in state %d", q->qpn, st);
+	for (unsigned int i = 0; i < nw; i++) {
+		bool recv = w[i].opcode & PMR_WC_RECV;
+
+		for (unsigned int j = 0; j < i; j++)
+			CHECK(w[j].wr_id != w[i].wr_id, "QP %u: wr_id %" PRIu64
+			      " completed twice", q->qpn, w[i].wr_id);
+		if (recv) {
+			nrecv++;
+			CHECK(w[i].wr_id == q->rid[0] || w[i].wr_id == q->rid[1],
+			      "QP %u: a receive completion with wr_id %" PRIu64
+			      " it never posted", q->qpn, w[i].wr_id);
+		} else {
+			CHECK(w[i].wr_id >= id0 && w[i].wr_id < id0 + nsend,
+			      "QP %u: a send completion with wr_id %" PRIu64
+			      " it never posted", q->qpn, w[i].wr_id);
+		}
+	}
+	if (bad)
+		for (unsigned int i = 0; i < nw; i++)
+			printf("    QP %u completion %u: wr_id %" PRIu64 " status"
+			       " %s opcode 0x%x len %u\n", q->qpn, i,
+			       w[i].wr_id, pmr_wc_status_str(w[i].status),
+			       (unsigned int)w[i].opcode, w[i].len);
+	if (st == ST_ERR)
+		CHECK(nw == NRECV + nsend && nrecv == NRECV, "QP %u in ERR: %u "
+		      "completions (%u receives), expected %u", q->qpn, nw,
+		      nrecv, NRECV + nsend);
+	return bad;
+}
+
+/*
+ * Random frames: 32 rounds of 64 frames, each round to a new QP of the
+ * victim (RC, every fourth UC) whose requester, in half the rounds, has
+ * SENDs or a READ and a FETCH_ADD posted, and now and then to the UD QP
+ * or a QP that does not exist.  Frames of every opcode with fields near
+ * the values that pass the checks, changed (bytes, lengths) and made
+ * consistent again so that they reach the transport, or left broken.
+ * Whatever the frames, the victim must stay up and answer, write nothing
+ * outside the MR and the receive buffers, complete no WR twice and
+ * none it never posted, complete every WR of a QP in ERR, and take a
+ * SEND on a new QP afterwards.  HOSTILE_SEED picks other frames (the
+ * seed is printed).
+ */
+static void case49(void)
+{
+	struct { struct vqp q; unsigned int nsend; uint64_t id0; } v[32];
+	const char *seed = getenv("HOSTILE_SEED");
+	uint64_t rx0, rx1, sent = 0;
+	struct wcrec w[16];
+	unsigned int nw;
+	struct vqp q;
+	int bad = 0;
+
+	rng_state = seed ? strtoull(seed, NULL, 0) : 0x49u;
+	if (rng_state == 0)
+		rng_state = 1;
+	printf("    case 49: seed 0x%" PRIx64 "\n", rng_state);
+	if (strncmp(ctl("SCRATCH"), "OK", 2) != 0)
+		die("SCRATCH failed");
+	ctl("STATS");
+	rx0 = stat_of("rx_pkts");
+	for (unsigned int i = 0; i < 32; i++) {
+		bool uc = i % 4 == 3;
+		const char *r = "OK";
+
+		v[i].q = uc ? new_vqp(true, 0x490000 + i * 0x1000, 0, 0, 2) :
+			 new_qp_timed(0x490000 + i * 0x1000, 8, 2);
+		v[i].nsend = 0;
+		v[i].id0 = 7000;
+		if (i % 2 == 1 && !uc) {
+			r = ctl("POSTRA %u", v[i].q.qpn);
+			v[i].nsend = 2;
+			v[i].id0 = 7100;
+		} else if (i % 2 == 1) {
+			r = ctl("POST %u 4 f", v[i].q.qpn);
+			v[i].nsend = 4;
+		}
+		CHECK(strcmp(r, "OK") == 0, "posting on QP %u: %s",
+		      v[i].q.qpn, r);
+		for (unsigned int k = 0; k < 64; k++) {
+			uint32_t qpn = v[i].q.qpn, psn;
+			int tr = uc ? WIRE_TRANSPORT_UC : WIRE_TRANSPORT_RC;
+
+			if (rnd_pct(8)) {
+				qpn = ud_qpn;
+				tr = WIRE_TRANSPORT_UD;
+			} else if (rnd_pct(3)) {
+				qpn = rnd() & WIRE_PSN_MASK;
+			}
+			/* requests near the expected PSN, answers near
+			 * the victim's own; each round moves on */
+			psn = wire_psn_add(rnd_pct(60) ? v[i].q.epsn :
+					   v[i].q.sqpsn, k / 2);
+			sent += storm_frame(qpn, tr, psn);
+		}
+		rx_drain(2);
+	}
+	rx_drain(300);
+	ctl("STATS");
+	rx1 = stat_of("rx_pkts");
+	CHECK(rx1 - rx0 >= sent, "the victim counted %" PRIu64 " frames, "
+	      "%" PRIu64 " were sent", rx1 - rx0, sent);
+	for (unsigned int i = 0; i < 32; i++)
+		bad += storm_wcs(&v[i].q, v[i].nsend, v[i].id0);
+	{
+		const char *r = ctl("GUARDS");
+		uint64_t o, mr_changed, n;
+
+		CHECK(sscanf(r, "OK %" SCNu64 " %" SCNu64 " %" SCNu64, &o,
+			     &mr_changed, &n) == 3 && o == 0 && n == 0,
+		      "bytes outside the MR or after a receive buffer "
+		      "changed: %s", r);
+	}
+	CHECK(strcmp(ctl("REGUARD"), "OK") == 0, "REGUARD failed");
+	ans_lost = 0;       /* the storm's answers: not counted */
+	/* the victim still works: a SEND on a new QP completes */
+	q = new_qp(0x4a0000);
+	send_at(&q, q.epsn);
+	rx_drain(50);
+	nw = wcs_of(q.qpn, w, 16);
+	CHECK(nw == 1 && w[0].status == PMR_WC_SUCCESS && w[0].len == 16,
+	      "a SEND after the storm: %u completions (first status %d)",
+	      nw, nw ? w[0].status : -1);
+	CHECK(ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE,
+			wire_syn_ack(WIRE_AETH_CREDIT_INVALID)) == 1,
+	      "%u ACKs for the SEND after the storm, expected one",
+	      ans_count(q.dqpn, WIRE_OP_RC_ACKNOWLEDGE,
+			wire_syn_ack(WIRE_AETH_CREDIT_INVALID)));
+	verdict("49 2048 random frames (fields, bytes, lengths changed; "
+		"mostly consistent) -> no write outside the MR, no WR "
+		"completed twice or never posted, a QP in ERR completes "
+		"every WR, the victim still answers", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4379,6 +4665,7 @@ static const struct {
 	{ 47, case47 },
 	{ 48, case48 },
 	{ 50, case50 },
+	{ 49, case49 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
