@@ -701,12 +701,14 @@ static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		rq->in_send = rq->in_write = false;   /* previous one abandoned */
 	if (!(fl & WIRE_OPF_STARTS) &&
 	    !((fl & WIRE_OPF_SEND) ? rq->in_send : rq->in_write)) {
-		/* a MIDDLE or LAST that continues no message of its kind
-		 * (its FIRST refused, or the sender's opcodes out of order):
-		 * it and the rest of its message are dropped, and a message
-		 * of the other kind in progress is abandoned.  Never placed
-		 * through the state of a message that ended: a receive WR
-		 * already completed, a WRITE's address whose MR may be gone */
+		/* a MIDDLE or LAST, in sequence, that continues no message
+		 * of its kind (the last one ended, or one of the other kind
+		 * is in progress): it and the rest of its message are
+		 * dropped, and the message in progress is abandoned.  Never
+		 * placed through the state of a message that ended: a
+		 * receive WR already completed, a WRITE's address whose MR
+		 * may be gone.  (After a refused FIRST, uc_drop drops the
+		 * rest above.) */
 		rq->in_send = rq->in_write = false;
 		rq->uc_drop = !(fl & WIRE_OPF_ENDS);
 		d->st.rx_drop_malformed++;

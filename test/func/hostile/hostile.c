@@ -4575,6 +4575,7 @@ static void case49(void)
 		rx_drain(2);
 	}
 	rx_drain(300);
+	printf("    case 49: %" PRIu64 " frames sent\n", sent);
 	ctl("STATS");
 	rx1 = stat_of("rx_pkts");
 	CHECK(rx1 - rx0 >= sent, "the victim counted %" PRIu64 " frames, "
