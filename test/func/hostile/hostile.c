@@ -4472,8 +4472,15 @@ static bool storm_frame(uint32_t qpn, int tr, uint32_t psn)
 static int storm_wcs(const struct vqp *q, unsigned int nsend, uint64_t id0)
 {
 	struct wcrec w[32];
-	unsigned int nw = wcs_of(q->qpn, w, 32), nrecv = 0;
 	int st = qp_state_of(q->qpn), bad = 0;
+	unsigned int nw = wcs_of(q->qpn, w, 32), nrecv = 0;
+
+	/* (the state first: a QP that went to ERR a moment ago may still
+	 * be flushing) */
+	for (int k = 0; st == ST_ERR && nw < NRECV + nsend && k < 10; k++) {
+		rx_drain(20);
+		nw = wcs_of(q->qpn, w, 32);
+	}
 
 	CHECK(st == ST_RTS || st == ST_ERR || st == PMR_QPS_SQE,
 	      "QP %u in state %d", q->qpn, st);
