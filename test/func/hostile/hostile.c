@@ -4517,7 +4517,8 @@ static int storm_wcs(const struct vqp *q, unsigned int nsend, uint64_t id0)
 /*
  * Random frames: 32 rounds of 64 frames, each round to a new QP of the
  * victim (RC, every fourth UC) whose requester, in half the rounds, has
- * SENDs or a READ and a FETCH_ADD posted, and now and then to the UD QP
+ * SENDs (of two packets in some) or a READ and a FETCH_ADD posted, and
+ * now and then to the UD QP
  * or a QP that does not exist.  Frames of every opcode with fields near
  * the values that pass the checks, changed (bytes, lengths) and made
  * consistent again so that they reach the transport, or left broken.
@@ -4553,10 +4554,14 @@ static void case49(void)
 			 new_qp_timed(0x490000 + i * 0x1000, 8, 2);
 		v[i].nsend = 0;
 		v[i].id0 = 7000;
-		if (i % 2 == 1 && !uc) {
+		if (i % 8 == 1) {
 			r = ctl("POSTRA %u", v[i].q.qpn);
 			v[i].nsend = 2;
 			v[i].id0 = 7100;
+		} else if (i % 8 == 5) {
+			/* two packets each: go-back-N from the middle */
+			r = ctl("POST %u 8 ff 0 2048", v[i].q.qpn);
+			v[i].nsend = 8;
 		} else if (i % 2 == 1) {
 			r = ctl("POST %u 4 f", v[i].q.qpn);
 			v[i].nsend = 4;
