@@ -697,22 +697,24 @@ static void uc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		rq->in_send = rq->in_write = false;
 	}
 	rq->epsn = wire_psn_add(p->psn, 1);
-	if ((rq->in_send || rq->in_write) && (fl & WIRE_OPF_STARTS))
-		rq->in_send = rq->in_write = false;   /* previous one abandoned */
-	if (!(fl & WIRE_OPF_STARTS) &&
+	if ((fl & WIRE_OPF_STARTS) ||
 	    !((fl & WIRE_OPF_SEND) ? rq->in_send : rq->in_write)) {
-		/* a MIDDLE or LAST, in sequence, that continues no message
-		 * of its kind (the last one ended, or one of the other kind
-		 * is in progress): it and the rest of its message are
-		 * dropped, and the message in progress is abandoned.  Never
-		 * placed through the state of a message that ended: a
-		 * receive WR already completed, a WRITE's address whose MR
-		 * may be gone.  (After a refused FIRST, uc_drop drops the
-		 * rest above.) */
+		/* a packet that does not continue the message in progress
+		 * abandons it */
 		rq->in_send = rq->in_write = false;
-		rq->uc_drop = !(fl & WIRE_OPF_ENDS);
-		d->st.rx_drop_malformed++;
-		return;
+		if (!(fl & WIRE_OPF_STARTS)) {
+			/* a MIDDLE or LAST, in sequence, that continues no
+			 * message of its kind (the one before it ended, or
+			 * one of the other kind was in progress): it and the
+			 * rest of its message are dropped, never placed
+			 * through the state of a message that ended (a
+			 * receive WR already completed, a WRITE's address
+			 * whose MR may be gone).  After a refused FIRST,
+			 * uc_drop drops the rest above. */
+			rq->uc_drop = !(fl & WIRE_OPF_ENDS);
+			d->st.rx_drop_malformed++;
+			return;
+		}
 	}
 	if (fl & WIRE_OPF_SEND) {
 		if ((fl & WIRE_OPF_STARTS) && !pmr_rq_take(qp)) {

@@ -4279,12 +4279,15 @@ static void uc_pkt(const struct vqp *u, uint8_t op, uint32_t psn,
  * receive again and is dropped; a SEND ONLY after it takes the second
  * receive.  (2) A WRITE FIRST of 2048 bytes (its 1024 bytes the guard
  * value), a SEND ONLY that abandons it, then its MIDDLE and LAST: nothing
- * of them is written into the MR.
+ * of them is written into the MR.  (3) A WRITE FIRST as in (2), then a
+ * SEND LAST, which continues no SEND and abandons the WRITE, then the
+ * WRITE's LAST: neither completes a receive or writes into the MR.
  */
 static void case50(void)
 {
 	struct vqp u = new_vqp(true, 0x50000, 0, 0, 2);
 	struct vqp v = new_vqp(true, 0x50800, 0, 0, 2);
+	struct vqp x = new_vqp(true, 0x50c00, 0, 0, 2);
 	struct stats s0, s1;
 	struct wcrec w[16];
 	unsigned int nw;
@@ -4301,6 +4304,10 @@ static void case50(void)
 	uc_pkt(&v, WIRE_OP_UC_SEND_ONLY, wire_psn_add(p, 1), 16, 0x3C, 0);
 	uc_pkt(&v, WIRE_OP_UC_WRITE_MIDDLE, wire_psn_add(p, 2), 1024, 0x3C, 0);
 	uc_pkt(&v, WIRE_OP_UC_WRITE_LAST, wire_psn_add(p, 3), 1024, 0x3C, 0);
+	p = x.epsn;
+	uc_pkt(&x, WIRE_OP_UC_WRITE_FIRST, p, 1024, GUARD_BYTE, 2048);
+	uc_pkt(&x, WIRE_OP_UC_SEND_LAST, wire_psn_add(p, 1), 16, 0x3C, 0);
+	uc_pkt(&x, WIRE_OP_UC_WRITE_LAST, wire_psn_add(p, 2), 1024, 0x3C, 0);
 	rx_drain(50);
 	s1 = get_stats();
 	nw = wcs_of(u.qpn, w, 16);
@@ -4318,15 +4325,22 @@ static void case50(void)
 	      "WRITE FIRST, SEND ONLY, WRITE MIDDLE, LAST: %u completions "
 	      "(first status %d), expected the SEND's", nw,
 	      nw ? w[0].status : -1);
-	/* the LAST after the dropped MIDDLE goes as the rest of its message */
-	CHECK(sdiff(&s0, &s1, "rx_drop_malformed") == 2,
-	      "rx_drop_malformed +%" PRIu64 ", expected 2 (the SEND LAST, "
-	      "the WRITE MIDDLE)", sdiff(&s0, &s1, "rx_drop_malformed"));
-	CHECK(qp_state_of(u.qpn) == ST_RTS && qp_state_of(v.qpn) == ST_RTS,
-	      "a UC QP left RTS");
+	nw = wcs_of(x.qpn, w, 16);
+	CHECK(nw == 0, "WRITE FIRST, SEND LAST, WRITE LAST: %u completions "
+	      "(first status %d), expected none", nw, nw ? w[0].status : -1);
+	/* (2)'s LAST after its dropped MIDDLE goes as the rest of its
+	 * message; (3)'s SEND LAST ends its message, so the WRITE LAST is
+	 * judged on its own */
+	CHECK(sdiff(&s0, &s1, "rx_drop_malformed") == 4,
+	      "rx_drop_malformed +%" PRIu64 ", expected 4 (the SEND LAST "
+	      "of (1), the WRITE MIDDLE of (2), both LASTs of (3))",
+	      sdiff(&s0, &s1, "rx_drop_malformed"));
+	CHECK(qp_state_of(u.qpn) == ST_RTS && qp_state_of(v.qpn) == ST_RTS &&
+	      qp_state_of(x.qpn) == ST_RTS, "a UC QP left RTS");
 	verdict("50 UC MIDDLE or LAST continuing no message of its kind -> "
-		"dropped: no second completion of a receive, no write "
-		"through an abandoned WRITE", bad);
+		"dropped, the message in progress abandoned: no second "
+		"completion of a receive, no write through an abandoned "
+		"WRITE", bad);
 }
 
 /* ---- 49: random frames ---- */
