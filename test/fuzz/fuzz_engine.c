@@ -45,14 +45,6 @@
 #include "vt.h"
 #include "wire.h"
 
-#define FZ_CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
-
 enum {
 	NET = 95,               /* the devices' addresses: 10.NET.0.1, +1 */
 	FAKE_QPN = 0xABCD,      /* the peer's QPN */

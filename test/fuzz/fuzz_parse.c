@@ -24,14 +24,6 @@
 #include "fuzz.h"
 #include "wire.h"
 
-#define FZ_CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
