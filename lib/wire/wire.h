@@ -885,6 +885,19 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 		    size_t hdr_len);
 
 /*
+ * Makes the len bytes at buf (Ethernet [+ 802.1Q] + IPv4 without options
+ * or IPv6 + UDP + at least a BTH, then the 4 bytes of the ICRC) consistent
+ * with that length, whatever the transport headers say: IPv4 total length
+ * and header checksum or IPv6 payload length, UDP length, UDP checksum 0,
+ * ICRC.  For test programs that change or cut frames and want them to
+ * reach the transport's checks (nothing else is touched: opcode, PadCnt
+ * and extension headers stay as they are).  Returns 0, or WIRE_ERR_INVAL
+ * (nothing written) if buf is not such a frame or longer than an IP
+ * datagram may be.
+ */
+int wire_reseal(uint8_t *buf, size_t len);
+
+/*
  * A header template: what wire_build_hdrs() writes for one flow that does
  * not change from packet to packet (MACs, VLAN, IP version, addresses,
  * traffic class, TTL, flow label, UDP source port, P_Key, destination QP,

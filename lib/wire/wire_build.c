@@ -417,6 +417,45 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
+int wire_reseal(uint8_t *buf, size_t len)
+{
+	size_t ip_off = WIRE_ETH_LEN, udp_off;
+	uint16_t etype;
+
+	if (!buf || len < WIRE_ETH_LEN + WIRE_VLAN_LEN)
+		return WIRE_ERR_INVAL;
+	etype = wire_get16(buf + 12);
+	if (etype == WIRE_ETHERTYPE_VLAN) {
+		etype = wire_get16(buf + 16);
+		ip_off += WIRE_VLAN_LEN;
+	}
+	if (etype == WIRE_ETHERTYPE_IPV4)
+		udp_off = ip_off + WIRE_IPV4_LEN;
+	else if (etype == WIRE_ETHERTYPE_IPV6)
+		udp_off = ip_off + WIRE_IPV6_LEN;
+	else
+		return WIRE_ERR_INVAL;
+	if (len < udp_off + WIRE_UDP_LEN + WIRE_BTH_LEN + WIRE_ICRC_LEN ||
+	    len - ip_off > 0xFFFF)
+		return WIRE_ERR_INVAL;
+	if (etype == WIRE_ETHERTYPE_IPV4 ? buf[ip_off] != 0x45 :
+	    (buf[ip_off] >> 4) != 6)
+		return WIRE_ERR_INVAL;
+	if (etype == WIRE_ETHERTYPE_IPV4) {
+		struct wire_ipv4 *ip4 = (void *)(buf + ip_off);
+
+		wire_put16(ip4->tot_len, (uint16_t)(len - ip_off));
+		wire_put16(ip4->csum, wire_ipv4_csum(ip4));
+	} else {
+		struct wire_ipv6 *ip6 = (void *)(buf + ip_off);
+
+		wire_put16(ip6->plen, (uint16_t)(len - udp_off));
+	}
+	wire_put16(buf + udp_off + 4, (uint16_t)(len - udp_off));
+	wire_put16(buf + udp_off + 6, 0);
+	return wire_icrc_write(buf + ip_off, len - ip_off - WIRE_ICRC_LEN);
+}
+
 /* The table entry of a wire_tmpl_one() opcode, NULL for any other: of RC
  * or UC, no IETH, and the whole message in one packet (a request) or an
  * answer (ACKs and every READ response). */

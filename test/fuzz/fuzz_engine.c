@@ -325,16 +325,6 @@ static unsigned int outstanding(const struct fq *qs)
 
 /* ---- the steps ------------------------------------------------------- */
 
-/* IPv4 lengths, checksum and ICRC of an untagged IPv4 frame made right. */
-static void reseal(uint8_t *f, uint32_t len)
-{
-	wire_put16(f + WIRE_ETH_LEN + 2, (uint16_t)(len - WIRE_ETH_LEN));
-	wire_put16(f + WIRE_ETH_LEN + 10, wire_ipv4_csum(f + WIRE_ETH_LEN));
-	wire_put16(f + WIRE_ETH_LEN + WIRE_IPV4_LEN + 4,
-		   (uint16_t)(len - WIRE_ETH_LEN - WIRE_IPV4_LEN));
-	wire_icrc_write(f + WIRE_ETH_LEN, len - WIRE_ETH_LEN - WIRE_ICRC_LEN);
-}
-
 static uint64_t pick_va(struct in *r)
 {
 	switch (in8(r) % 6) {
@@ -440,7 +430,7 @@ static void step_frame(struct in *r, struct fctx *c, struct fq *qs)
 	len = (uint32_t)n;
 	if (info == NULL) {
 		f[bth_off] = raw_op;
-		reseal(f, len);
+		FZ_CHECK(wire_reseal(f, len) == 0);
 	}
 	if (mode == 5 || mode == 6) {
 		/* bytes changed: after the UDP header and made consistent
@@ -453,7 +443,7 @@ static void step_frame(struct in *r, struct fctx *c, struct fq *qs)
 			f[at] = in8(r);
 		}
 		if (mode == 5)
-			reseal(f, len);
+			FZ_CHECK(wire_reseal(f, len) == 0);
 	} else if (mode == 7) {
 		/* another length: cut, or longer with bytes of the input,
 		 * consistent again */
@@ -466,7 +456,7 @@ static void step_frame(struct in *r, struct fctx *c, struct fq *qs)
 			f[k] = in8(r);
 		len = nl;
 		if (in8(r) & 1)
-			reseal(f, len);
+			(void)wire_reseal(f, len);      /* (a cut BTH: left) */
 	}
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;

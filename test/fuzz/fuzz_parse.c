@@ -5,10 +5,10 @@
  * Input: one byte of options, then the frame.  Options bit 0 and 1 are
  * wire_parse()'s flags (skip the ICRC, skip the IPv4 checksum), so that
  * mutated frames get past those checks to the ones behind them; bit 2
- * makes an untagged IPv4 frame consistent again before parsing (the IPv4
- * and UDP lengths those of the frame, the checksum, the ICRC), so that a
- * frame cut or lengthened reaches the transport's length checks with
- * every check on.
+ * makes the frame consistent again before parsing (wire_reseal(): IP and
+ * UDP lengths those of the frame, checksum, ICRC), so that a frame cut
+ * or lengthened reaches the transport's length checks with every check
+ * on.
  *
  * Checked: the parser reads nothing outside the frame (an exact-size heap
  * copy, for ASan); a frame it accepts is described consistently (offsets
@@ -86,13 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flags = opt & (WIRE_PARSE_NO_ICRC | WIRE_PARSE_NO_IP_CSUM);
 	len = size - 1 < sizeof(f) ? size - 1 : sizeof(f);
 	memcpy(f, data + 1, len);
-	if ((opt & 4) && len >= 14 + 20 + 8 + 4 && f[12] == 0x08 &&
-	    f[13] == 0x00 && f[14] == 0x45) {
-		wire_put16(f + 16, (uint16_t)(len - 14));
-		wire_put16(f + 24, wire_ipv4_csum(f + 14));
-		wire_put16(f + 38, (uint16_t)(len - 14 - 20));
-		(void)wire_icrc_write(f + 14, len - 14 - WIRE_ICRC_LEN);
-	}
+	if (opt & 4)
+		(void)wire_reseal(f, len);      /* (not IP, or cut: left) */
 
 	rc = parse_copy(f, len, flags, &p);
 	FZ_CHECK(rc <= 0 && rc > -WIRE_ERR_COUNT);

@@ -924,6 +924,57 @@ static void test_min_frame(void)
 	CHECK_EQ(p.frame_len, 58);
 }
 
+/*
+ * wire_reseal(): a SEND ONLY lengthened by 4 payload bytes (written over
+ * its old ICRC) or cut by 4 parses again once resealed, IPv4, IPv6 and
+ * tagged, with the lengths and ICRC the frame's own; frames it cannot
+ * reseal are left as they are.
+ */
+static void test_reseal(void)
+{
+	for (int shape = 0; shape < 3; shape++) {
+		struct wire_build b;
+		uint8_t f[256], g[256];
+		struct wire_pkt p;
+		int hl, n;
+
+		base_params(&b, shape == 1, WIRE_OP_RC_SEND_ONLY);
+		b.vlan = shape == 2;
+		b.payload_len = 8;
+		hl = wire_build_hdrs(f, sizeof(f), &b);
+		REQUIRE(hl > 0);
+		memset(f + hl, 0x11, 8);
+		n = wire_build_finish(f, sizeof(f), (size_t)hl + 8);
+		REQUIRE(n == hl + 12);
+
+		memset(f + hl + 8, 0x22, 4);    /* 12 payload bytes, no ICRC */
+		CHECK_EQ(wire_parse(f, (size_t)n + 4, 0, &p), WIRE_ERR_BAD_ICRC);
+		CHECK_EQ(wire_reseal(f, (size_t)n + 4), 0);
+		CHECK_EQ(wire_parse(f, (size_t)n + 4, 0, &p), 0);
+		CHECK_EQ(p.payload_len, 12);
+		CHECK_EQ(p.frame_len, (uint32_t)n + 4);
+		CHECK_EQ(wire_reseal(f, (size_t)n - 4), 0);      /* 4 bytes */
+		CHECK_EQ(wire_parse(f, (size_t)n - 4, 0, &p), 0);
+		CHECK_EQ(p.payload_len, 4);
+		CHECK(wire_icrc_check(f + p.ip_off, p.frame_len - 4 -
+				      p.ip_off) == 0);
+		CHECK_EQ(wire_get16(f + p.udp_off + 6), 0);
+
+		/* not resealed: BTH cut, IPv4 options, not IP, too long */
+		memcpy(g, f, sizeof(g));
+		CHECK_EQ(wire_reseal(f, p.bth_off + 12 + 3), WIRE_ERR_INVAL);
+		f[p.ip_off] = shape == 1 ? 0x40 : 0x46;
+		CHECK_EQ(wire_reseal(f, (size_t)n), WIRE_ERR_INVAL);
+		f[p.ip_off] = g[p.ip_off];
+		f[12 + (shape == 2 ? 4 : 0)] = 0x88;
+		CHECK_EQ(wire_reseal(f, (size_t)n), WIRE_ERR_INVAL);
+		f[12 + (shape == 2 ? 4 : 0)] = g[12 + (shape == 2 ? 4 : 0)];
+		CHECK_EQ(wire_reseal(f, p.ip_off + 0x10000u), WIRE_ERR_INVAL);
+		CHECK_EQ(wire_reseal(NULL, (size_t)n), WIRE_ERR_INVAL);
+		CHECK(memcmp(f, g, sizeof(g)) == 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -947,6 +998,7 @@ int main(int argc, char **argv)
 	test_one_rc();
 	test_one_errors();
 	test_min_frame();
+	test_reseal();
 	if (pcap4)
 		REQUIRE(fclose(pcap4) == 0);
 	if (pcap6)

@@ -4367,18 +4367,6 @@ static bool rnd_pct(uint32_t pct)
 	return rnd_below(100) < pct;
 }
 
-/* The IPv4 lengths, header checksum and ICRC of frame f (len bytes,
- * through the ICRC) made right again after its bytes were changed. */
-static void reseal(uint8_t *f, uint32_t len)
-{
-	wire_put16(f + WIRE_ETH_LEN + 2, (uint16_t)(len - WIRE_ETH_LEN));
-	wire_put16(f + WIRE_ETH_LEN + 10, wire_ipv4_csum(f + WIRE_ETH_LEN));
-	wire_put16(f + WIRE_ETH_LEN + WIRE_IPV4_LEN + 4,
-		   (uint16_t)(len - WIRE_ETH_LEN - WIRE_IPV4_LEN));
-	wire_put16(f + WIRE_ETH_LEN + WIRE_IPV4_LEN + 6, 0);
-	wire_icrc_write(f + WIRE_ETH_LEN, len - WIRE_ETH_LEN - WIRE_ICRC_LEN);
-}
-
 /* An opcode of the table, of transport tr most of the time. */
 static uint8_t rnd_opcode(int tr)
 {
@@ -4455,7 +4443,8 @@ static bool storm_frame(uint32_t qpn, int tr, uint32_t psn)
 		for (uint32_t k = 1 + rnd_below(4); k > 0; k--)
 			f[bth_off + rnd_below(len - WIRE_ICRC_LEN - bth_off)] =
 				(uint8_t)rnd();
-		reseal(f, len);
+		if (wire_reseal(f, len) != 0)
+			die("wire_reseal: a whole frame refused");
 	} else if (r < 40) {
 		/* another length, consistent again: the opcode's headers
 		 * cut short, or more or fewer payload bytes than the pad
@@ -4467,7 +4456,7 @@ static bool storm_frame(uint32_t qpn, int tr, uint32_t psn)
 		for (uint32_t k = len; k < n; k++)
 			f[k] = (uint8_t)rnd();
 		len = n;
-		reseal(f, len);
+		(void)wire_reseal(f, len);  /* (a BTH cut short: left so) */
 	} else if (r < 48) {
 		/* any byte, left inconsistent (checksum, ICRC, addresses) */
 		f[rnd_below(len)] ^= (uint8_t)(1 + rnd_below(255));
