@@ -336,36 +336,64 @@ static int pad_and_icrc(uint8_t *buf, size_t ip_off, size_t len,
 	return (int)(len + pad + WIRE_ICRC_LEN);
 }
 
+/*
+ * The layout of the len bytes at buf up to the BTH: *ip_off, *udp_off and
+ * whether the IP header is IPv4.  @return false unless buf holds Ethernet
+ * [+ 802.1Q] + IPv4 without options or IPv6 + UDP + a BTH.
+ */
+static bool frame_layout(const uint8_t *buf, size_t len, size_t *ip_off,
+			 size_t *udp_off, bool *v4)
+{
+	uint16_t etype;
+
+	if (!buf || len < WIRE_ETH_LEN)
+		return false;
+	*ip_off = WIRE_ETH_LEN;
+	etype = wire_get16(buf + 12);
+	if (etype == WIRE_ETHERTYPE_VLAN) {
+		if (len < WIRE_ETH_LEN + WIRE_VLAN_LEN)
+			return false;
+		etype = wire_get16(buf + 16);
+		*ip_off += WIRE_VLAN_LEN;
+	}
+	*v4 = etype == WIRE_ETHERTYPE_IPV4;
+	if (!*v4 && etype != WIRE_ETHERTYPE_IPV6)
+		return false;
+	*udp_off = *ip_off + (*v4 ? WIRE_IPV4_LEN : WIRE_IPV6_LEN);
+	if (len < *udp_off + WIRE_UDP_LEN + WIRE_BTH_LEN)
+		return false;
+	return *v4 ? buf[*ip_off] == 0x45 : (buf[*ip_off] >> 4) == 6;
+}
+
+/* The IP and UDP lengths of a frame of total bytes (through the ICRC),
+ * the IPv4 header checksum, UDP checksum 0. */
+static void set_lengths(uint8_t *buf, size_t ip_off, size_t udp_off,
+			bool v4, size_t total)
+{
+	if (v4) {
+		struct wire_ipv4 *ip4 = (void *)(buf + ip_off);
+
+		wire_put16(ip4->tot_len, (uint16_t)(total - ip_off));
+		wire_put16(ip4->csum, wire_ipv4_csum(ip4));
+	} else {
+		struct wire_ipv6 *ip6 = (void *)(buf + ip_off);
+
+		wire_put16(ip6->plen, (uint16_t)(total - udp_off));
+	}
+	wire_put16(buf + udp_off + 4, (uint16_t)(total - udp_off));
+	wire_put16(buf + udp_off + 6, 0);
+}
+
 int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 {
 	const struct wire_opcode_info *info;
 	size_t ip_off, udp_off, bth_off, payload, total;
 	unsigned pad;
-	uint16_t etype;
-	uint8_t *ip;
+	bool v4;
 
-	if (!buf || len < WIRE_ETH_LEN)
-		return WIRE_ERR_INVAL;
-	ip_off = WIRE_ETH_LEN;
-	etype = wire_get16(buf + 12);
-	if (etype == WIRE_ETHERTYPE_VLAN) {
-		if (len < WIRE_ETH_LEN + WIRE_VLAN_LEN)
-			return WIRE_ERR_INVAL;
-		etype = wire_get16(buf + 16);
-		ip_off += WIRE_VLAN_LEN;
-	}
-	if (etype == WIRE_ETHERTYPE_IPV4)
-		udp_off = ip_off + WIRE_IPV4_LEN;
-	else if (etype == WIRE_ETHERTYPE_IPV6)
-		udp_off = ip_off + WIRE_IPV6_LEN;
-	else
+	if (!frame_layout(buf, len, &ip_off, &udp_off, &v4))
 		return WIRE_ERR_INVAL;
 	bth_off = udp_off + WIRE_UDP_LEN;
-	if (len < bth_off + WIRE_BTH_LEN)
-		return WIRE_ERR_INVAL;
-	ip = buf + ip_off;
-	if (etype == WIRE_ETHERTYPE_IPV4 ? ip[0] != 0x45 : (ip[0] >> 4) != 6)
-		return WIRE_ERR_INVAL;
 	info = wire_opcode_info(buf[bth_off]);
 	if (!info)
 		return WIRE_ERR_BAD_OPCODE;
@@ -376,25 +404,13 @@ int wire_build_finish(uint8_t *buf, size_t cap, size_t len)
 		return WIRE_ERR_INVAL;
 	pad = wire_pad_len((uint32_t)payload);
 	total = len + pad + WIRE_ICRC_LEN;
-	if (total - udp_off > 0xFFFF ||
-	    (etype == WIRE_ETHERTYPE_IPV4 && total - ip_off > 0xFFFF))
+	if (total - udp_off > 0xFFFF || (v4 && total - ip_off > 0xFFFF))
 		return WIRE_ERR_INVAL;
 	if (cap < total)
 		return WIRE_ERR_NOSPC;
 
 	wire_bth_set_pad((struct wire_bth *)(void *)(buf + bth_off), pad);
-	if (etype == WIRE_ETHERTYPE_IPV4) {
-		struct wire_ipv4 *ip4 = (void *)ip;
-
-		wire_put16(ip4->tot_len, (uint16_t)(total - ip_off));
-		wire_put16(ip4->csum, wire_ipv4_csum(ip4));
-	} else {
-		struct wire_ipv6 *ip6 = (void *)ip;
-
-		wire_put16(ip6->plen, (uint16_t)(total - udp_off));
-	}
-	wire_put16(buf + udp_off + 4, (uint16_t)(total - udp_off));
-	wire_put16(buf + udp_off + 6, 0);
+	set_lengths(buf, ip_off, udp_off, v4, total);
 	return pad_and_icrc(buf, ip_off, len, pad);
 }
 
@@ -419,40 +435,14 @@ int wire_build_seal(uint8_t *buf, size_t cap, const struct wire_build *b,
 
 int wire_reseal(uint8_t *buf, size_t len)
 {
-	size_t ip_off = WIRE_ETH_LEN, udp_off;
-	uint16_t etype;
+	size_t ip_off, udp_off;
+	bool v4;
 
-	if (!buf || len < WIRE_ETH_LEN + WIRE_VLAN_LEN)
-		return WIRE_ERR_INVAL;
-	etype = wire_get16(buf + 12);
-	if (etype == WIRE_ETHERTYPE_VLAN) {
-		etype = wire_get16(buf + 16);
-		ip_off += WIRE_VLAN_LEN;
-	}
-	if (etype == WIRE_ETHERTYPE_IPV4)
-		udp_off = ip_off + WIRE_IPV4_LEN;
-	else if (etype == WIRE_ETHERTYPE_IPV6)
-		udp_off = ip_off + WIRE_IPV6_LEN;
-	else
-		return WIRE_ERR_INVAL;
-	if (len < udp_off + WIRE_UDP_LEN + WIRE_BTH_LEN + WIRE_ICRC_LEN ||
+	if (!frame_layout(buf, len, &ip_off, &udp_off, &v4) ||
+	    len < udp_off + WIRE_UDP_LEN + WIRE_BTH_LEN + WIRE_ICRC_LEN ||
 	    len - ip_off > 0xFFFF)
 		return WIRE_ERR_INVAL;
-	if (etype == WIRE_ETHERTYPE_IPV4 ? buf[ip_off] != 0x45 :
-	    (buf[ip_off] >> 4) != 6)
-		return WIRE_ERR_INVAL;
-	if (etype == WIRE_ETHERTYPE_IPV4) {
-		struct wire_ipv4 *ip4 = (void *)(buf + ip_off);
-
-		wire_put16(ip4->tot_len, (uint16_t)(len - ip_off));
-		wire_put16(ip4->csum, wire_ipv4_csum(ip4));
-	} else {
-		struct wire_ipv6 *ip6 = (void *)(buf + ip_off);
-
-		wire_put16(ip6->plen, (uint16_t)(len - udp_off));
-	}
-	wire_put16(buf + udp_off + 4, (uint16_t)(len - udp_off));
-	wire_put16(buf + udp_off + 6, 0);
+	set_lengths(buf, ip_off, udp_off, v4, len);
 	return wire_icrc_write(buf + ip_off, len - ip_off - WIRE_ICRC_LEN);
 }
 
