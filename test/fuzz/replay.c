@@ -117,7 +117,8 @@ static void mutate_once(uint8_t *buf, size_t *len)
 	}
 }
 
-static int run_file(const char *path)
+/* Run the input in file path; *count counts the inputs run. */
+static int run_file(const char *path, unsigned long *count)
 {
 	static uint8_t buf[FUZZ_MAX_INPUT];
 	FILE *f = fopen(path, "rb");
@@ -131,6 +132,7 @@ static int run_file(const char *path)
 	fclose(f);
 	snprintf(current, sizeof(current), "failed on %s\n", path);
 	LLVMFuzzerTestOneInput(buf, n);
+	(*count)++;
 	return 0;
 }
 
@@ -145,10 +147,8 @@ static int run_path(const char *path, unsigned long *count)
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		(*count)++;
-		return run_file(path);
-	}
+	if (!S_ISDIR(st.st_mode))
+		return run_file(path, count);
 	d = opendir(path);
 	if (d == NULL) {
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
@@ -158,10 +158,8 @@ static int run_path(const char *path, unsigned long *count)
 		char p[4096];
 
 		snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			(*count)++;
-			bad |= run_file(p);
-		}
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			bad |= run_file(p, count);
 	}
 	closedir(d);
 	return bad;
