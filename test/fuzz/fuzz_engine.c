@@ -5,36 +5,45 @@
  *
  * One process, a RoCE device on a port of two rte_rings (ringport.c):
  * the target puts frames on the receive ring and takes what the device
- * sends off the transmit ring.  Each input gets three new QPs, RC, UC and
- * UD, connected to a peer that does not exist (QPN FAKE_QPN at the
- * device's own address), on a context in inline or manual progress mode,
- * and is read as a list of steps:
+ * sends off the transmit ring.  Each input gets four new QPs, RC, UC, UD
+ * and an RC QP whose receives come from a new SRQ, connected to a peer
+ * that does not exist (QPN FAKE_QPN at the device's own address), on a
+ * context in inline or manual progress mode.  The input chooses the RC
+ * QPs' local ACK timeout (infinite, or 8 to 32 us, so that retries,
+ * solicits and their exhaustion happen) and retry counts, the RNR timer
+ * and retries, the SRQ's limit, and is read as a list of steps:
  *
  *   a frame to one of the QPs (or to any QPN): an opcode, a PSN near the
  *     one the QP expects, addresses in and around the regions, keys, AETH
  *     syndrome, lengths and payload chosen by the input, then left valid,
  *     changed and made consistent again (IPv4 lengths, checksum, ICRC),
  *     changed and left so, or cut;
- *   an engine run; a receive posted; a SEND, WRITE, READ or atomic posted
- *     (the device's frames for them go nowhere but the checks); a poll of
- *     every CQ; a QP moved to ERR.
+ *   an engine run, at once or after a wait of up to 64 us (the RC
+ *     timers); a receive posted (to the SRQ for the fourth QP); a SEND,
+ *     WRITE, READ or atomic posted (the device's frames for them go
+ *     nowhere but the checks); a poll of every CQ; a QP moved to ERR.
  *
  * At the end every QP is moved to ERR and the engine run until its WRs
  * have completed.  Checked, besides ASan's watch over every access:
- *   - every WR posted completes exactly once, with its own QP's number,
- *     a status the API defines and, for a receive, at most the bytes it
- *     had room for; nothing completes that was not posted;
+ *   - every WR posted completes exactly once (a receive posted to the
+ *     SRQ at most once: the SRQ keeps those no QP took), with its own
+ *     QP's number, a status the API defines and, for a receive, at most
+ *     the bytes it had room for; nothing completes that was not posted,
+ *     and nothing after the QPs' flush;
  *   - every frame the device sends parses with every check on;
  *   - no byte changes outside the region remote peers may write (guard
  *     bytes on both sides); in the QPs' local buffers (receives, READ
  *     and atomic results) only bytes that an SGE of a WR posted in the
  *     input names; none in the region registered for local access only
  *     (the source of the QPs' SENDs and WRITEs).
+ * The timers make a run depend on time: an input replayed may take
+ * another path where a wait and a timer meet.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -53,8 +62,9 @@ enum {
 	DSIZE = 8192,           /* the QPs' receive, READ and atomic buffers */
 	LSIZE = 8192,           /* the QPs' SEND and WRITE sources */
 	GUARD = 4096,
-	NQ = 3,                 /* RC, UC, UD */
-	QWR = 16,               /* each QP's send and receive queues */
+	NQ = 4,                 /* RC, UC, UD, RC on the SRQ */
+	SQ = 3,                 /* the QP on the SRQ */
+	QWR = 16,               /* each QP's send and receive queues, the SRQ */
 	MAX_STEPS = 128,
 	MAX_POSTS = 256,        /* per QP and queue in one input */
 	FILL_R = 0x5A,
@@ -72,6 +82,7 @@ struct fctx {                   /* one per progress mode (and device) */
 
 struct fq {                     /* one QP of the input */
 	struct pmr_qp *qp;
+	bool srq;                       /* its receives are the SRQ's */
 	uint32_t req_psn, resp_psn;     /* PSN bases of the frames sent to it */
 	unsigned int nsend, nrecv;      /* WRs posted */
 	uint8_t sdone[MAX_POSTS], rdone[MAX_POSTS];
@@ -97,17 +108,19 @@ static void known_ops_init(void)
 /* What the inputs did, printed at exit with FUZZ_STATS set: a check that
  * the seeds and their mutations reach what they are meant to. */
 static struct {
-	unsigned long inputs, frames, sent, runs, recvs, sends, errs;
+	unsigned long inputs, frames, sent, runs, waits, recvs, sends, errs;
+	unsigned long srq_left, timed;
 	unsigned long wc[PMR_WC_TM_RNDV_INCOMPLETE + 1][2];
 	bool verbose;           /* FUZZ_STATS=2: every completion */
 } st;
 
 static void stats_print(void)
 {
-	fprintf(stderr, "inputs %lu, frames in %lu, frames out %lu, engine "
-		"runs %lu, receives %lu and sends %lu posted, QPs to ERR %lu\n",
-		st.inputs, st.frames, st.sent, st.runs, st.recvs, st.sends,
-		st.errs);
+	fprintf(stderr, "inputs %lu (%lu with ACK timeouts), frames in %lu, "
+		"frames out %lu, engine runs %lu (%lu after a wait), receives "
+		"%lu and sends %lu posted, QPs to ERR %lu, SRQ receives left "
+		"%lu\n", st.inputs, st.timed, st.frames, st.sent, st.runs,
+		st.waits, st.recvs, st.sends, st.errs, st.srq_left);
 	for (int i = 0; i <= PMR_WC_TM_RNDV_INCOMPLETE; i++)
 		if (st.wc[i][0] + st.wc[i][1] != 0)
 			fprintf(stderr, "  %-24s send %lu, recv %lu\n",
@@ -240,6 +253,18 @@ static void run_engine(struct fctx *c)
 	}
 }
 
+/* Engine runs after `us` microseconds, for the timers to expire in: as
+ * many as the device makes between two looks at its timers. */
+static void wait_run(struct fctx *c, unsigned int us)
+{
+	st.waits++;
+	rte_delay_us_block(us);
+	for (int i = 0; i < 16; i++) {
+		FZ_CHECK(pmr_progress(c->v.ctx, 64) >= 0);
+		tx_drain(c);
+	}
+}
+
 /* ---- completions ----------------------------------------------------- */
 
 static uint64_t wr_id(int q, bool recv, unsigned int seq)
@@ -310,13 +335,16 @@ static unsigned int poll_all(struct fctx *c, struct fq *qs)
 	return got;
 }
 
-static unsigned int outstanding(const struct fq *qs)
+/* The WRs not completed yet (with srq, the SRQ's receives too). */
+static unsigned int outstanding(const struct fq *qs, bool srq)
 {
 	unsigned int n = 0;
 
 	for (int q = 0; q < NQ; q++) {
 		for (unsigned int i = 0; i < qs[q].nsend; i++)
 			n += !qs[q].sdone[i];
+		if (qs[q].srq && !srq)
+			continue;
 		for (unsigned int i = 0; i < qs[q].nrecv; i++)
 			n += !qs[q].rdone[i];
 	}
@@ -474,9 +502,13 @@ static void may_write(const struct pmr_sge *s)
 			dmay[a - (uintptr_t)dbuf] = 1;
 }
 
+static struct pmr_srq *srq_of_input;
+
 static void step_recv(struct in *r, struct fctx *c, struct fq *qs)
 {
-	int q = in8(r) % NQ, nsge = 1 + in8(r) % 2;
+	int q = in8(r) % NQ;
+	uint8_t nb = in8(r);
+	int nsge = 1 + nb % 2, ret;
 	struct fq *f = &qs[q];
 	struct pmr_sge sge[2];
 	struct pmr_recv_wr wr, *bad = NULL;
@@ -500,13 +532,20 @@ static void step_recv(struct in *r, struct fctx *c, struct fq *qs)
 	wr.wr_id = wr_id(q, true, f->nrecv);
 	wr.sg_list = sge;
 	wr.num_sge = nsge;
-	if (pmr_post_recv(f->qp, &wr, &bad) == 0) {
+	ret = f->srq ? pmr_post_srq_recv(srq_of_input, &wr, &bad) :
+	      pmr_post_recv(f->qp, &wr, &bad);
+	if (ret == 0) {
 		for (int i = 0; i < nsge; i++)
 			may_write(&sge[i]);
 		f->rroom[f->nrecv++] = room;
 		st.recvs++;
 	} else {
 		FZ_CHECK(bad == &wr);
+	}
+	if (f->srq && (nb & 0x80)) {    /* the limit armed again */
+		struct pmr_srq_attr a = { .srq_limit = (nb >> 4) & 7 };
+
+		FZ_CHECK(pmr_modify_srq(srq_of_input, &a, PMR_SRQ_LIMIT) == 0);
 	}
 }
 
@@ -517,7 +556,7 @@ static void step_send(struct in *r, struct fctx *c, struct fq *qs)
 		PMR_WR_RDMA_WRITE_WITH_IMM, PMR_WR_RDMA_READ,
 		PMR_WR_ATOMIC_CMP_AND_SWP, PMR_WR_ATOMIC_FETCH_AND_ADD,
 	};
-	static const unsigned int nops[NQ] = { 7, 4, 2 };
+	static const unsigned int nops[NQ] = { 7, 4, 2, 7 };
 	int q = in8(r) % NQ;
 	struct fq *f = &qs[q];
 	uint8_t k = in8(r), fl = in8(r);
@@ -590,21 +629,56 @@ static void step_error(struct in *r, struct fq *qs)
 
 static struct fq qs_of_input[NQ];
 
+/* The QP on the SRQ (vt_qp() makes QPs with receive queues). */
+static struct pmr_qp *srq_qp(struct fctx *c)
+{
+	struct pmr_qp_init_attr ia;
+	struct pmr_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = c->scq[SQ];
+	ia.recv_cq = c->rcq[SQ];
+	ia.srq = srq_of_input;
+	ia.qp_type = PMR_QPT_RC;
+	ia.sq_sig_all = 1;
+	ia.cap.max_send_wr = QWR;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_inline_data = 64;
+	qp = pmr_create_qp(c->v.pd, &ia);
+	FZ_CHECK(qp != NULL);
+	return qp;
+}
+
 static void qps_create(struct fctx *c, struct fq *qs, struct in *r)
 {
 	static const enum pmr_qp_type types[NQ] = {
-		PMR_QPT_RC, PMR_QPT_UC, PMR_QPT_UD
+		PMR_QPT_RC, PMR_QPT_UC, PMR_QPT_UD, PMR_QPT_RC
 	};
 	struct vt_opts o = vt_opts_default();
+	struct pmr_srq_init_attr sa;
+	uint8_t t;
 
-	o.timeout = 0;                  /* no retransmission by the clock */
 	o.min_rnr_timer = in8(r) % 32;
 	o.rnr_retry = in8(r) % 8;
 	o.max_dest_rd_atomic = 1 + in8(r) % 4;
+	/* one input in four: an ACK timeout of 8, 16 or 32 us (the
+	 * others: none, no retransmission by the clock) */
+	t = in8(r);
+	o.timeout = t & 3 ? 0 : (uint8_t)(1 + (t >> 2) % 3);
+	o.retry_cnt = (t >> 4) & 7;
+	st.timed += o.timeout != 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = QWR;
+	sa.attr.max_sge = 2;
+	sa.attr.srq_limit = in8(r) % 8;         /* 0: not armed */
+	srq_of_input = pmr_create_srq(c->v.pd, &sa);
+	FZ_CHECK(srq_of_input != NULL);
 	memset(qs, 0, NQ * sizeof(*qs));
 	for (int q = 0; q < NQ; q++) {
-		qs[q].qp = vt_qp(c->v.pd, types[q], c->scq[q], c->rcq[q], QWR,
-				 1);
+		qs[q].srq = q == SQ;
+		qs[q].qp = qs[q].srq ? srq_qp(c) :
+			   vt_qp(c->v.pd, types[q], c->scq[q], c->rcq[q],
+				 QWR, 1);
 		vt_connect(&c->v, qs[q].qp, FAKE_QPN, &o);
 	}
 }
@@ -635,8 +709,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (s < 8)
 			step_frame(&r, c, qs);
-		else if (s < 10)
+		else if (s == 8)
 			run_engine(c);
+		else if (s == 9)
+			wait_run(c, 1 + in8(&r) % 64);
 		else if (s < 12)
 			step_recv(&r, c, qs);
 		else if (s < 14)
@@ -653,18 +729,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_engine(c);
 	for (int q = 0; q < NQ; q++)
 		FZ_CHECK(pmr_modify_qp(qs[q].qp, &a, PMR_QP_STATE) == 0);
-	for (left = 1000; left > 0 && outstanding(qs) > 0; left--) {
+	for (left = 1000; left > 0 && outstanding(qs, false) > 0; left--) {
 		run_engine(c);
 		poll_all(c, qs);
 	}
-	if (outstanding(qs) != 0)
-		fprintf(stderr, "%u WRs never completed\n", outstanding(qs));
-	FZ_CHECK(outstanding(qs) == 0);
-	run_engine(c);
+	if (outstanding(qs, false) != 0)
+		fprintf(stderr, "%u WRs never completed\n",
+			outstanding(qs, false));
+	FZ_CHECK(outstanding(qs, false) == 0);
+	/* (the SRQ's receives are not waited for: what completed of them
+	 * is read now) after the flush: nothing more, the timers' expiry
+	 * included */
+	poll_all(c, qs);
+	wait_run(c, 40);
 	FZ_CHECK(poll_all(c, qs) == 0);
+	st.srq_left += outstanding(qs, true);
 	for (int q = 0; q < NQ; q++)
 		FZ_CHECK(pmr_destroy_qp(qs[q].qp) == 0);
 	vt_async_drain(&c->v);
+	FZ_CHECK(pmr_destroy_srq(srq_of_input) == 0);
+	srq_of_input = NULL;
 	tx_drain(c);
 	while (rte_ring_count(c->rp.rx) > 0) {
 		void *o;
@@ -729,10 +813,24 @@ static void seed_frame(struct out *o, uint8_t q, uint8_t op, int8_t d,
 		PUT(o, (uint8_t)plen, (uint8_t)(plen >> 8));
 }
 
+/* A receive of one SGE; for the SRQ's QP, an arm byte arm >= 0x80 arms
+ * its limit again at (arm >> 4) & 7. */
+static void seed_recv_arm(struct out *o, uint8_t q, uint16_t off,
+			  uint16_t len, uint8_t arm)
+{
+	PUT(o, 10, q, arm & 0xFE, 1, (uint8_t)off, (uint8_t)(off >> 8),
+	    (uint8_t)len, (uint8_t)(len >> 8));
+}
+
 static void seed_recv(struct out *o, uint8_t q, uint16_t off, uint16_t len)
 {
-	PUT(o, 10, q, 0, 1, (uint8_t)off, (uint8_t)(off >> 8),
-	    (uint8_t)len, (uint8_t)(len >> 8));
+	seed_recv_arm(o, q, off, len, 0);
+}
+
+/* A wait of us microseconds (1..64), then an engine run. */
+static void seed_wait(struct out *o, uint8_t us)
+{
+	PUT(o, 9, (uint8_t)(us - 1));
 }
 
 static void seed_send(struct out *o, uint8_t q, uint8_t op, uint16_t len)
@@ -750,7 +848,11 @@ size_t fuzz_seed(unsigned int i, uint8_t *buf, size_t cap)
 	struct out o = { buf, 0, cap };
 
 	known_ops_init();
-	PUT(&o, (uint8_t)i, 4, 7, 3);           /* context, QP options */
+	/* context; RNR timer, RNR retries, responder resources; ACK
+	 * timeout and retries (seeds 7 and 8: 8 us and two retries; the
+	 * others: none); the SRQ's limit (seed 6: 2) */
+	PUT(&o, (uint8_t)i, 4, 7, 3, i == 7 || i == 8 ? 0x24 : 1,
+	    i == 6 ? 2 : 0);
 	switch (i) {
 	case 0:         /* RC: receives, then SEND ONLY and a WRITE */
 		seed_recv(&o, 0, 0, 1024);
@@ -807,6 +909,36 @@ size_t fuzz_seed(unsigned int i, uint8_t *buf, size_t cap)
 		seed_frame(&o, 2, WIRE_OP_UD_SEND_ONLY, 0, 0, 0, 0, 0, 500);
 		seed_frame(&o, 2, WIRE_OP_UD_SEND_ONLY_IMM, 0, 0, 0, 0, 0, 0);
 		seed_send(&o, 2, 1, 40);
+		PUT(&o, 8, 14);
+		break;
+	case 6:         /* the SRQ: receives, the limit, SENDs taking them */
+		seed_recv(&o, SQ, 0, 1024);
+		seed_recv(&o, SQ, 1024, 1024);
+		seed_recv_arm(&o, SQ, 2048, 1024, 0x80 | 3 << 4);
+		seed_frame(&o, SQ, WIRE_OP_RC_SEND_ONLY, 0, 1, 0, 0, 0, 100);
+		seed_frame(&o, SQ, WIRE_OP_RC_SEND_ONLY_IMM, 0, 1, 0, 0, 0, 8);
+		seed_frame(&o, SQ, WIRE_OP_RC_WRITE_ONLY_IMM, 0, 1, 256, 16,
+			   0, 16);
+		seed_frame(&o, SQ, WIRE_OP_RC_SEND_ONLY, 0, 1, 0, 0, 0, 10);
+		PUT(&o, 8, 14);
+		break;
+	case 7:         /* ACK timeouts: retries, then their end */
+		seed_send(&o, 0, 0, 100);
+		seed_send(&o, SQ, 2, 3000);
+		PUT(&o, 8);
+		seed_wait(&o, 20);
+		seed_wait(&o, 20);
+		seed_wait(&o, 20);
+		seed_wait(&o, 20);
+		PUT(&o, 14);
+		break;
+	case 8:         /* an RNR NAK of 10 us, waited out, then an ACK */
+		seed_send(&o, 0, 0, 100);
+		PUT(&o, 8);
+		seed_frame(&o, 0, WIRE_OP_RC_ACKNOWLEDGE, 0, 0, 0, 0, 0x21, 0);
+		PUT(&o, 8);
+		seed_wait(&o, 30);
+		seed_frame(&o, 0, WIRE_OP_RC_ACKNOWLEDGE, -1, 0, 0, 0, 0, 0);
 		PUT(&o, 8, 14);
 		break;
 	default:

@@ -26,7 +26,7 @@ n=$(find "$dir/seeds" -type f | wc -l)
 # ran: the target's own count of the inputs it was given
 ran() {
 	FUZZ_STATS=1 "$target" "$@" 2>&1 >/dev/null |
-		sed -n 's/^inputs \([0-9]*\),.*/\1/p'
+		sed -n 's/^inputs \([0-9]*\)[ ,].*/\1/p'
 }
 check "directory" "$n" "$(ran "$dir/seeds")"
 check "two files" 2 "$(ran "$dir/seeds/seed-000" "$dir/seeds/seed-001")"
