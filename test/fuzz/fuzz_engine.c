@@ -13,7 +13,8 @@
  * solicits and their exhaustion happen) and retry counts, the RNR timer
  * and retries, the SRQ's limit, and is read as a list of steps:
  *
- *   a frame to one of the QPs (or to any QPN): an opcode, a PSN near the
+ *   a frame to one of the QPs (or to any QPN), IPv4 or IPv6 (the device
+ *     has an address of each), tagged or not: an opcode, a PSN near the
  *     one the QP expects, addresses in and around the regions, keys, AETH
  *     syndrome, lengths and payload chosen by the input, then left valid,
  *     changed and made consistent again (IPv4 lengths, checksum, ICRC),
@@ -78,6 +79,7 @@ struct fctx {                   /* one per progress mode (and device) */
 	struct pmr_mr *rmr, *dmr, *lmr;
 	struct pmr_cq *scq[NQ], *rcq[NQ];
 	struct pmr_ah *ah;
+	union pmr_gid gid6;             /* the device's IPv6 address */
 };
 
 struct fq {                     /* one QP of the input */
@@ -172,11 +174,16 @@ static uint8_t *region(size_t size, uint8_t fill)
 static void ctx_open(struct fctx *c, const char *name, uint8_t net,
 		     enum pmr_progress_mode mode)
 {
-	struct pmr_device *dev = ringport_device(&c->rp, name, 1024, net);
+	char extra[40];
+	struct pmr_device *dev;
 	struct pmr_ah_attr ah;
 
+	snprintf(extra, sizeof(extra), ",ipv6=fd00:%u::1", net);
+	dev = ringport_device_args(&c->rp, name, 1024, net, extra);
 	FZ_CHECK(dev != NULL);
 	vt_open_dev(&c->v, dev);
+	FZ_CHECK(pmr_query_gid(c->v.ctx, 1, 1, &c->gid6) == 0);
+	FZ_CHECK(c->gid6.raw[0] == 0xfd);      /* (not the IPv4 one) */
 	FZ_CHECK(pmr_set_progress_mode(c->v.ctx, mode) == 0);
 	c->rmr = vt_mr(c->v.pd, rbuf, RSIZE, PMR_ACCESS_LOCAL_WRITE |
 		       PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ |
@@ -391,8 +398,8 @@ static uint32_t pick_rkey(struct in *r, const struct fctx *c)
 /* A frame to QP q (q == NQ: to a QPN the input gives). */
 static void step_frame(struct in *r, struct fctx *c, struct fq *qs)
 {
-	const uint32_t bth_off = WIRE_ETH_LEN + WIRE_IPV4_LEN + WIRE_UDP_LEN;
-	uint8_t sel = in8(r), opb = in8(r), raw_op = 0, fl, mode;
+	uint8_t sel = in8(r), opb = in8(r), raw_op = 0, fl, mode, sp;
+	uint32_t bth_off;
 	int q = sel % (NQ + 1);
 	const struct wire_opcode_info *info;
 	uint32_t *base, plen = 0, len, room;
@@ -404,9 +411,18 @@ static void step_frame(struct in *r, struct fctx *c, struct fq *qs)
 	wire_build_init(&b);
 	memcpy(b.dmac, c->rp.mac, 6);
 	memcpy(b.smac, c->rp.mac, 6);
-	memcpy(b.sgid, c->v.gid0.raw, 16);
-	memcpy(b.dgid, c->v.gid0.raw, 16);
-	b.sport = 0xC000 | in8(r);
+	/* the source port's byte: bit 6 a VLAN tag, bit 7 IPv6 (to the
+	 * device's IPv6 address, from its own) */
+	sp = in8(r);
+	b.sport = 0xC000 | (sp & 0x3F);
+	b.vlan = sp & 0x40;
+	b.vlan_tci = b.vlan ? (uint16_t)(sp * 0x1F1) & 0xEFFF : 0;
+	b.ipv6 = sp & 0x80;
+	b.flow_label = b.ipv6 ? (uint32_t)sp << 9 : 0;
+	memcpy(b.sgid, (b.ipv6 ? c->gid6 : c->v.gid0).raw, 16);
+	memcpy(b.dgid, b.sgid, 16);
+	bth_off = WIRE_ETH_LEN + (b.vlan ? WIRE_VLAN_LEN : 0) +
+		  (b.ipv6 ? WIRE_IPV6_LEN : WIRE_IPV4_LEN) + WIRE_UDP_LEN;
 	/* mostly an opcode of the table, else any byte */
 	if (opb < 0xE0)
 		b.opcode = known_ops[opb % nknown];
@@ -790,6 +806,10 @@ static void put(struct out *o, const uint8_t *b, size_t n)
 	put((o), b_, sizeof(b_)); \
 } while (0)
 
+/* The source port's byte of the seeds' frames (its bits 6 and 7: a VLAN
+ * tag, IPv6). */
+static uint8_t seed_sp = 0x11;
+
 /* A frame step: QP q, opcode (its place in the table), PSN delta, flags,
  * a va in the R region at `off`, R's rkey, DMA length, syndrome and MSN,
  * payload length plen; the other fields zero. */
@@ -802,7 +822,7 @@ static void seed_frame(struct out *o, uint8_t q, uint8_t op, int8_t d,
 	while (idx < nknown && known_ops[idx] != op)
 		idx++;
 	off = (uint16_t)(off + 128);                    /* va: R + off */
-	PUT(o, 0, q, (uint8_t)idx, 0x11, (uint8_t)d, fl,
+	PUT(o, 0, q, (uint8_t)idx, seed_sp, (uint8_t)d, fl,
 	    0, (uint8_t)off, (uint8_t)(off >> 8),
 	    0,                                          /* rkey: R's */
 	    (uint8_t)dma, (uint8_t)(dma >> 8), syn, 0,
@@ -848,6 +868,7 @@ size_t fuzz_seed(unsigned int i, uint8_t *buf, size_t cap)
 	struct out o = { buf, 0, cap };
 
 	known_ops_init();
+	seed_sp = 0x11;
 	/* context; RNR timer, RNR retries, responder resources; ACK
 	 * timeout and retries (seeds 7 and 8: 8 us and two retries; the
 	 * others: none); the SRQ's limit (seed 6: 2) */
@@ -939,6 +960,20 @@ size_t fuzz_seed(unsigned int i, uint8_t *buf, size_t cap)
 		PUT(&o, 8);
 		seed_wait(&o, 30);
 		seed_frame(&o, 0, WIRE_OP_RC_ACKNOWLEDGE, -1, 0, 0, 0, 0, 0);
+		PUT(&o, 8, 14);
+		break;
+	case 9:         /* seed 0's frames tagged, over IPv6, and both */
+		seed_recv(&o, 0, 0, 1024);
+		seed_recv(&o, 0, 1024, 1024);
+		seed_recv(&o, 0, 2048, 1024);
+		seed_sp = 0x51;
+		seed_frame(&o, 0, WIRE_OP_RC_SEND_ONLY, 0, 1, 0, 0, 0, 100);
+		seed_sp = 0x91;
+		seed_frame(&o, 0, WIRE_OP_RC_SEND_ONLY, 0, 1, 0, 0, 0, 200);
+		seed_sp = 0xD1;
+		seed_frame(&o, 0, WIRE_OP_RC_SEND_ONLY, 0, 1, 0, 0, 0, 300);
+		seed_frame(&o, 0, WIRE_OP_RC_WRITE_ONLY, 0, 1, RSIZE - 64, 64,
+			   0, 64);
 		PUT(&o, 8, 14);
 		break;
 	default:

@@ -18,7 +18,14 @@ void ringport_eal_init(void)
 struct pmr_device *ringport_device(struct ringport *rp, const char *name,
 				   unsigned int size, uint8_t net)
 {
-	char rname[64], mac[18], args[160];
+	return ringport_device_args(rp, name, size, net, "");
+}
+
+struct pmr_device *ringport_device_args(struct ringport *rp,
+					const char *name, unsigned int size,
+					uint8_t net, const char *extra)
+{
+	char rname[64], mac[18], args[256];
 	int id;
 
 	snprintf(rname, sizeof(rname), "%s_rx", name);
@@ -39,8 +46,8 @@ struct pmr_device *ringport_device(struct ringport *rp, const char *name,
 	rp->mac[5] = 0x01;
 	snprintf(mac, sizeof(mac), "02:00:00:00:%02x:01", net);
 	snprintf(args, sizeof(args),
-		 "port=%u,ipv4=10.%u.0.1,mac=%s,neigh=10.%u.0.1/%s",
-		 rp->port, net, mac, net, mac);
+		 "port=%u,ipv4=10.%u.0.1,mac=%s,neigh=10.%u.0.1/%s%s",
+		 rp->port, net, mac, net, mac, extra);
 	return pmr_device_create("roce", args);
 }
 

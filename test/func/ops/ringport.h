@@ -33,6 +33,10 @@ void ringport_eal_init(void);
  */
 struct pmr_device *ringport_device(struct ringport *rp, const char *name,
 				   unsigned int size, uint8_t net);
+/* The same with more device arguments, `extra` (",ipv6=..."). */
+struct pmr_device *ringport_device_args(struct ringport *rp,
+					const char *name, unsigned int size,
+					uint8_t net, const char *extra);
 
 /* Frames the port took for transmission so far (its own counter). */
 uint64_t ringport_sent(const struct ringport *rp);
