@@ -142,7 +142,7 @@ struct roce_res {
 };
 
 struct roce_qp {
-	struct pmr_qp_obj *qp;
+	alignas(64) struct pmr_qp_obj *qp;
 	uint16_t sport;
 	uint8_t dmac[6];
 	bool dmac_valid;
@@ -211,7 +211,6 @@ struct roce_qp {
 	uint32_t ack_psn;
 	uint32_t res_mask;                /* bit i: res[i] still to answer
 					   * (READ responses, an atomic ACK) */
-	struct roce_res res[PMR_MAX_RD_ATOMIC];
 	uint32_t res_next;                /* the slot the next one takes */
 	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
 
@@ -221,6 +220,10 @@ struct roce_qp {
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct pmr_roce_qp_stats st;
+	/* last: 768 bytes that only READs and atomics touch, kept out of
+	 * the lines every message reads (allocated aligned, so those are
+	 * the first lines of the struct) */
+	struct roce_res res[PMR_MAX_RD_ATOMIC];
 };
 
 static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)

@@ -707,10 +707,13 @@ static int roce_set_progress_mode(struct pmr_ctx_obj *ctx,
 
 static int roce_qp_create(struct pmr_qp_obj *qp)
 {
-	struct roce_qp *rq = calloc(1, sizeof(*rq));
+	/* aligned: the fields every message reads are its first lines */
+	struct roce_qp *rq = aligned_alloc(alignof(struct roce_qp),
+					   sizeof(*rq));
 
 	if (rq == NULL)
 		return -ENOMEM;
+	memset(rq, 0, sizeof(*rq));
 	rq->wst = calloc(qp->sq.size, sizeof(*rq->wst));
 	if (rq->wst == NULL) {
 		free(rq);

@@ -494,13 +494,15 @@ static bool window_full(const struct roce_qp *rq)
  */
 static bool rd_blocked(struct roce_qp *rq, const struct pmr_swqe *w)
 {
-	unsigned int max = rq->qp->attr.max_rd_atomic ?
-			   rq->qp->attr.max_rd_atomic : 1;
+	unsigned int max;
 
+	/* (the limit is read only here: a SEND or WRITE does not touch
+	 * the attribute's cache line) */
 	if (!(w->send_flags & PMR_SEND_FENCE) && !op_is_rd(w->opcode))
 		return false;
 	if (w->send_flags & PMR_SEND_FENCE)
 		return rd_outstanding(rq) > 0;
+	max = rq->qp->attr.max_rd_atomic ? rq->qp->attr.max_rd_atomic : 1;
 	return rd_outstanding(rq) >= max;
 }
 

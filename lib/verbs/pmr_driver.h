@@ -147,10 +147,17 @@ struct pmr_recv_hold {
 /* Work queue ring (SQ, RQ, SRQ)                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One cache line: both indices and the ring's geometry.  Every post and
+ * every retirement reads the indices and the geometry together, so with
+ * many QPs served by one core a WQE costs one line of ring state, not
+ * three (doc/guides/performance.rst, 1024 QPs).  Across cores (service
+ * progress) each side reads the index the other writes anyway.
+ */
 struct pmr_wq {
 	alignas(PMR_CACHE_LINE) _Atomic uint32_t prod;   /* app: doorbell */
-	alignas(PMR_CACHE_LINE) _Atomic uint32_t cons;   /* device: retired */
-	alignas(PMR_CACHE_LINE) uint32_t size;           /* slots, power of 2 */
+	_Atomic uint32_t cons;                           /* device: retired */
+	uint32_t size;                                   /* slots, power of 2 */
 	uint32_t mask;
 	uint32_t slot_size;                              /* bytes, 64 multiple */
 	uint32_t max_wr;                                 /* granted */
@@ -158,6 +165,7 @@ struct pmr_wq {
 	uint32_t max_inline;
 	uint8_t *buf;
 };
+_Static_assert(sizeof(struct pmr_wq) == PMR_CACHE_LINE, "a ring is one line");
 
 static inline void *pmr_wq_slot(const struct pmr_wq *wq, uint32_t idx)
 {
@@ -329,19 +337,26 @@ struct pmr_ah_obj {
 	void *priv;
 };
 
+/*
+ * Ordered by use: what every message reads comes first, in as few cache
+ * lines as the public part allows (pub, then ctx, priv, state, then init
+ * and the attributes a message reads, then the two rings and the held
+ * receive), the rest after.  With many QPs served by one core each line a
+ * message touches is a cache miss (doc/guides/performance.rst, 1024 QPs).
+ */
 struct pmr_qp_obj {
 	struct pmr_qp pub;
 	struct pmr_ctx_obj *ctx;
-	struct pmr_qp_attr attr;          /* current attributes */
-	struct pmr_qp_init_attr init;
-	struct pmr_wq sq;
-	struct pmr_wq rq;                 /* unused with an SRQ */
+	void *priv;                       /* driver's QP state */
 	_Atomic int state;                /* enum pmr_qp_state */
-	/* receive WQE held by the engine (multi-packet SEND in progress) */
-	struct pmr_recv_hold recv;
 	bool recv_held;
 	bool last_wqe_sent;               /* QP_LAST_WQE_REACHED raised */
-	void *priv;                       /* driver's QP state */
+	struct pmr_qp_init_attr init;
+	struct pmr_qp_attr attr;          /* current attributes */
+	struct pmr_wq sq;
+	struct pmr_wq rq;                 /* unused with an SRQ */
+	/* receive WQE held by the engine (multi-packet SEND in progress) */
+	struct pmr_recv_hold recv;
 	struct pmr_list link;             /* in ctx->qps */
 	_Atomic uint32_t async_events_delivered;
 	_Atomic bool db_armed;            /* on the doorbell stack */
