@@ -339,10 +339,11 @@ struct pmr_ah_obj {
 
 /*
  * Ordered by use: what every message reads comes first, in as few cache
- * lines as the public part allows (pub, then ctx, priv, state, then init
- * and the attributes a message reads, then the two rings and the held
- * receive), the rest after.  With many QPs served by one core each line a
- * message touches is a cache miss (doc/guides/performance.rst, 1024 QPs).
+ * lines as the public part allows (pub, then ctx, priv, state and the
+ * attributes a message reads, in the line pub ends in; then the two
+ * rings and the held receive), the rest after.  With many QPs served by
+ * one core each line a message touches is a cache miss
+ * (doc/guides/performance.rst, 1024 QPs).
  */
 struct pmr_qp_obj {
 	struct pmr_qp pub;
@@ -351,8 +352,10 @@ struct pmr_qp_obj {
 	_Atomic int state;                /* enum pmr_qp_state */
 	bool recv_held;
 	bool last_wqe_sent;               /* QP_LAST_WQE_REACHED raised */
+	bool sig_all;                     /* init.sq_sig_all, in this line */
+	struct pmr_qp_attr attr;          /* current attributes: path_mtu
+					   * and dest_qp_num in this line */
 	struct pmr_qp_init_attr init;
-	struct pmr_qp_attr attr;          /* current attributes */
 	struct pmr_wq sq;
 	struct pmr_wq rq;                 /* unused with an SRQ */
 	/* receive WQE held by the engine (multi-packet SEND in progress) */
