@@ -141,15 +141,28 @@ struct roce_res {
 	uint32_t next_psn;
 };
 
+/*
+ * Ordered by use: the fields a one-packet message reads on either side
+ * come first, in the first five cache lines (the struct is allocated
+ * aligned), ending with the counters of st that every packet moves; the
+ * fields of retries, NAKs, multi-packet READs and the timed list come
+ * after, and the READ/atomic slots last.  With many QPs served by one
+ * core each line a message touches is a cache miss
+ * (doc/guides/performance.rst, 1024 QPs).
+ */
 struct roce_qp {
 	alignas(64) struct pmr_qp_obj *qp;
+	struct roce_swqe_st *wst;         /* sq.size entries */
 	uint16_t sport;
 	uint8_t dmac[6];
 	bool dmac_valid;
 	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
+	bool active;                      /* active_link is in roce_dev.active */
+	bool timed;                       /* timed_link is in roce_dev.timed */
+	bool need_req_reset;              /* applied by the next progress */
+	bool need_resp_reset;
 	struct wire_tmpl tmpl;            /* the headers every packet of this
 					   * connected QP shares */
-	struct roce_swqe_st *wst;         /* sq.size entries */
 
 	/* requester */
 	uint32_t req_idx;                 /* next WQE to send (SQ index) */
@@ -159,23 +172,17 @@ struct roce_qp {
 					   * local error (SQD finishes those) */
 	uint32_t req_psn;                 /* next PSN */
 	uint32_t una_psn;                 /* oldest unacknowledged PSN */
-	uint32_t read_off;                /* bytes of the head READ received */
-	uint32_t asked_psn;               /* requests sent again from here */
-	bool asked_again;                 /* (roce_req_retransmit()), no
-					   * progress since */
-	uint8_t retry_left;
-	uint8_t rnr_left;
+	uint32_t pkts_since_ackreq;
+	uint32_t ackreq_every;            /* the device's, at most sq.size / 2 */
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
 	uint64_t ack_timeout_tsc;         /* the local ACK timeout in TSC
 					   * ticks; 0: infinite (timeout 0) */
 	uint64_t solicit_tsc;             /* how long an unasked-for tail
 					   * waits (roce_qp_set_timeout) */
 	uint64_t rnr_deadline;            /* TSC; 0 when not waiting */
-	uint32_t pkts_since_ackreq;
-	uint32_t ackreq_every;            /* the device's, at most sq.size / 2 */
+	uint64_t solicit_deadline;        /* TSC: ask again for the tail; 0 off */
 	bool ackreq_next;                 /* the next packet asks (a solicit) */
 	bool unsolicited;                 /* the last packet sent did not ask */
-	uint64_t solicit_deadline;        /* TSC: ask again for the tail; 0 off */
 	bool arm_ack;                     /* start the ACK timer and the */
 	bool arm_solicit;                 /* solicit one at roce_req_arm() */
 	bool resolving;                   /* waiting for ARP / ND */
@@ -184,60 +191,68 @@ struct roce_qp {
 					   * timer runs, and uses a retry
 					   * once the ring has stopped for a
 					   * whole timeout */
-	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
 
 	/* responder */
-	uint32_t epsn;                    /* expected PSN */
-	uint32_t msn;
+	bool in_send;                     /* inside a multi-packet SEND */
+	bool in_write;                    /* inside a multi-packet WRITE */
 	bool nak_seq_sent;
 	bool nak_owed;                    /* a NAK waits for the READ
 					   * responses / atomic ACKs before it,
 					   * or for room to send */
-	uint8_t nak_syn;
-	uint32_t nak_psn;
 	bool oos_seen;                    /* oos_psn holds: the furthest
 					   * PSN dropped out of sequence, not
 					   * yet passed by epsn */
-	uint32_t oos_psn;
-	bool in_send;                     /* inside a multi-packet SEND */
-	bool in_write;                    /* inside a multi-packet WRITE */
-	uint32_t recv_off;
-	uint8_t *wr_ptr;
-	uint32_t wr_rkey;
-	uint32_t wr_left;
-	uint32_t wr_len;
 	bool ack_pending;
-	uint64_t ack_gen;                 /* progress call that owed it */
+	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
+	uint32_t epsn;                    /* expected PSN */
+	uint32_t msn;
+	uint32_t recv_off;
 	uint32_t ack_psn;
 	uint32_t res_mask;                /* bit i: res[i] still to answer
 					   * (READ responses, an atomic ACK) */
 	uint32_t res_next;                /* the slot the next one takes */
-	bool uc_drop;                     /* UC: drop until FIRST/ONLY */
+	uint64_t ack_gen;                 /* progress call that owed it */
+	uint8_t *wr_ptr;
+	uint32_t wr_rkey;
+	uint32_t wr_left;
+	uint32_t wr_len;
 
-	struct pmr_list active_link;      /* in roce_dev.active or .timed */
-	bool active;
-	bool timed;
-	bool need_req_reset;              /* applied by the next progress */
-	bool need_resp_reset;
+	struct pmr_list active_link;      /* in roce_dev.active */
+	uint8_t nak_syn;
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	bool asked_again;                 /* (roce_req_retransmit()), no
+					   * progress since */
+	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
+	/* its first 32 bytes, the packet and byte counts, end the fifth
+	 * line (asserted below) */
 	struct pmr_roce_qp_stats st;
-	/* last: 768 bytes that only READs and atomics touch, kept out of
-	 * the lines every message reads (allocated aligned, so those are
-	 * the first lines of the struct) */
+
+	/* the rest: retries, NAKs, READs of several packets, the timed list */
+	uint32_t read_off;                /* bytes of the head READ received */
+	uint32_t asked_psn;               /* requests sent again from here */
+	uint32_t nak_psn;
+	uint32_t oos_psn;
+	struct pmr_list timed_link;       /* in roce_dev.timed (not a line a
+					   * message reads: roce_qp_activate()
+					   * leaves it where it is) */
+	/* last: 768 bytes that only READs and atomics touch */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
 };
+_Static_assert(offsetof(struct roce_qp, st) + 32 == 5 * 64,
+	       "a one-packet message reads the first five lines");
 
 static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 {
 	return qp->ctx->dev->priv;
 }
 
-/* Put a QP on the list progress visits (engine lock held). */
+/* Put a QP on the list progress visits (engine lock held).  A QP on the
+ * timed list stays there (timed_expire() skips it while it is active):
+ * taking it off would write its neighbours there, QPs that went idle
+ * long ago, whose lines are cold when many QPs take turns. */
 static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 {
-	if (rq->timed) {
-		pmr_list_del(&rq->active_link);
-		rq->timed = false;
-	}
 	if (!rq->active) {
 		rq->active = true;
 		d->st.qps_active++;
