@@ -352,7 +352,6 @@ struct pmr_qp_obj {
 	_Atomic int state;                /* enum pmr_qp_state */
 	bool recv_held;
 	bool last_wqe_sent;               /* QP_LAST_WQE_REACHED raised */
-	bool sig_all;                     /* init.sq_sig_all, in this line */
 	struct pmr_qp_attr attr;          /* current attributes: path_mtu
 					   * and dest_qp_num in this line */
 	struct pmr_qp_init_attr init;

@@ -717,7 +717,6 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	}
 	qp->ctx = ctx;
 	qp->init = *ia;
-	qp->sig_all = ia->sq_sig_all != 0;
 	qp->pub.context = pd->context;
 	qp->pub.qp_context = ia->qp_context;
 	qp->pub.pd = pd;
@@ -1065,7 +1064,7 @@ static void sq_write(struct pmr_qp_obj *qp, struct pmr_swqe *w,
 	w->wr_id = wr->wr_id;
 	w->opcode = (uint8_t)wr->opcode;
 	w->send_flags = wr->send_flags;
-	if (qp->sig_all)
+	if (qp->init.sq_sig_all)
 		w->send_flags |= PMR_SEND_SIGNALED;
 	w->imm_data = wr->imm_data;
 	switch (wr->opcode) {
