@@ -158,7 +158,7 @@ struct roce_qp {
 	bool dmac_valid;
 	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
 	bool active;                      /* active_link is in roce_dev.active */
-	bool timed;                       /* timed_link is in roce_dev.timed */
+	bool timed;                       /* active_link is in roce_dev.timed */
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct wire_tmpl tmpl;            /* the headers every packet of this
@@ -217,7 +217,7 @@ struct roce_qp {
 	uint32_t wr_left;
 	uint32_t wr_len;
 
-	struct pmr_list active_link;      /* in roce_dev.active */
+	struct pmr_list active_link;      /* in roce_dev.active or .timed */
 	uint8_t nak_syn;
 	uint8_t retry_left;
 	uint8_t rnr_left;
@@ -228,14 +228,11 @@ struct roce_qp {
 	 * line (asserted below) */
 	struct pmr_roce_qp_stats st;
 
-	/* the rest: retries, NAKs, READs of several packets, the timed list */
+	/* the rest: retries, NAKs, READs of several packets */
 	uint32_t read_off;                /* bytes of the head READ received */
 	uint32_t asked_psn;               /* requests sent again from here */
 	uint32_t nak_psn;
 	uint32_t oos_psn;
-	struct pmr_list timed_link;       /* in roce_dev.timed (not a line a
-					   * message reads: roce_qp_activate()
-					   * leaves it where it is) */
 	/* last: 768 bytes that only READs and atomics touch */
 	struct roce_res res[PMR_MAX_RD_ATOMIC];
 };
@@ -247,12 +244,13 @@ static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 	return qp->ctx->dev->priv;
 }
 
-/* Put a QP on the list progress visits (engine lock held).  A QP on the
- * timed list stays there (timed_expire() skips it while it is active):
- * taking it off would write its neighbours there, QPs that went idle
- * long ago, whose lines are cold when many QPs take turns. */
+/* Put a QP on the list progress visits (engine lock held). */
 static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 {
+	if (rq->timed) {
+		pmr_list_del(&rq->active_link);
+		rq->timed = false;
+	}
 	if (!rq->active) {
 		rq->active = true;
 		d->st.qps_active++;

@@ -398,8 +398,7 @@ static uint64_t qp_deadline(struct roce_qp *rq)
  * ROCE_TIMER_EVERY runs, once the earliest deadline has passed, the QPs
  * whose deadline passed go back to the active list, where their timers
  * run.  Deadlines only move later while a QP waits here (an ACK restarts
- * the timer): next_deadline may be early, never late.  A QP made active
- * stays on the list, skipped, until a walk finds it idle without a timer.
+ * the timer): next_deadline may be early, never late.
  */
 static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 {
@@ -407,16 +406,12 @@ static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 
 	if (dl == 0)
 		return;
-	if (!rq->timed) {   /* (an active QP stays on it: roce_qp_activate()) */
-		rq->timed = true;
-		pmr_list_add_tail(&d->timed, &rq->timed_link);
-	}
+	rq->timed = true;
+	pmr_list_add_tail(&d->timed, &rq->active_link);
 	if (dl < d->next_deadline)
 		d->next_deadline = dl;
 }
 
-/* Active QPs on the timed list are skipped: progress runs their timers,
- * and the deadline they have when they next go idle counts then. */
 static void timed_expire(struct roce_dev *d, uint64_t now)
 {
 	struct pmr_list *pos, *next;
@@ -424,15 +419,12 @@ static void timed_expire(struct roce_dev *d, uint64_t now)
 
 	for (pos = d->timed.next; pos != &d->timed; pos = next) {
 		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
-						      timed_link);
-		uint64_t dl;
+						      active_link);
+		uint64_t dl = qp_deadline(rq);
 
 		next = pos->next;
-		if (rq->active)
-			continue;
-		dl = qp_deadline(rq);
 		if (dl == 0) {                  /* no timer runs any more */
-			pmr_list_del(&rq->timed_link);
+			pmr_list_del(&rq->active_link);
 			rq->timed = false;
 		} else if (dl <= now) {
 			roce_qp_activate(d, rq);
@@ -731,7 +723,6 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
 	roce_qp_set_timeout(qp->ctx->dev->priv, rq, 0);
 	pmr_list_init(&rq->active_link);
-	pmr_list_init(&rq->timed_link);
 	qp->priv = rq;
 	return 0;
 }
@@ -754,12 +745,10 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	roce_tx_flush(d);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
-	if (rq->active) {
+	if (rq->active || rq->timed)
 		pmr_list_del(&rq->active_link);
+	if (rq->active)
 		d->st.qps_active--;
-	}
-	if (rq->timed)
-		pmr_list_del(&rq->timed_link);
 	free(rq->wst);
 	free(rq);
 	qp->priv = NULL;
