@@ -67,9 +67,12 @@ struct roce_dev {
 					   * burst, behind what was posted */
 	uint32_t ackreq_every;            /* ackreq=: unsignaled messages ask
 					   * for an ACK every this many packets */
-	uint32_t tx_batch;                /* tx_batch=: post_send's pass hands
-					   * frames to the port once this many
-					   * are queued (1: always) */
+	uint32_t tx_batch;                /* tx_batch=: post_send's pass
+					   * builds and sends once this many
+					   * WRs wait (1: always) */
+	uint32_t held_posts;              /* tx_batch above 1: posts since
+					   * the last pass that built
+					   * (post_kick's or an engine run) */
 	int service_lcore;                /* -1: none */
 	uint32_t service_id;
 	bool service_registered;

@@ -541,6 +541,7 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	    roce_now(&d->now) >= d->next_deadline)
 		timed_expire(d, d->now);
 	done = run_qps(d, ctx, budget, timers, &d->now);
+	d->held_posts = 0;      /* (tx_batch) built, or waiting for the peer */
 	roce_tx_flush(d);
 	n = rte_eth_rx_burst(d->port_id, d->queue, d->rx,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
@@ -554,6 +555,39 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 }
 
 /*
+ * tx_batch above 1: the pass that builds what waits, once enough does.
+ * Every QP with work is visited as post_kick() visits its own (its WQEs,
+ * and with ack_with_reply an ACK it owes, behind them), and what they make
+ * leaves in one burst.  A QP other than the one posting arms its timers
+ * at the next engine run (roce_req_arm(): later rather than earlier).
+ */
+static unsigned int batch_pass(struct roce_dev *d, struct roce_qp *kicked,
+			       unsigned int budget)
+{
+	unsigned int done = 0;
+	struct pmr_list *pos;
+
+	/* one QP's share is the batch: a QP that posted it all sends it */
+	if (budget < d->tx_batch)
+		budget = d->tx_batch;
+	d->held_posts = 0;
+	for (pos = d->active.next; pos != &d->active; pos = pos->next) {
+		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
+						      active_link);
+
+		if (rq->need_req_reset || rq->need_resp_reset)
+			continue;       /* (progress applies those first) */
+		done += roce_req_run(d, rq, budget, NULL);
+		if (d->ack_with_reply && rq->ack_pending)
+			done += roce_resp_run(d, rq, budget, true);
+	}
+	roce_tx_flush(d);
+	if (kicked->arm_ack || kicked->arm_solicit)
+		roce_req_arm(kicked, rte_rdtsc());
+	return done;
+}
+
+/*
  * post_send's doorbell in inline mode: send what was just posted to qp,
  * without a receive burst (poll_cq does that) and without visiting other
  * QPs or doorbells (the next progress call does).  The QP stays on the
@@ -563,8 +597,11 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
  * front of it, and this side builds the ACK while the peer works on the
  * reply).  Where a transmit burst costs a system call or a doorbell
  * (ack_with_reply), the ACK follows the reply in the same burst instead.
- * With tx_batch=N above 1 the frames go to the port only once N are
- * queued; fewer wait for the next engine run or the post that makes N.
+ * With tx_batch=N above 1 a post only counts: once N wait (posts since
+ * the last pass that built, on any QP, with the frames queued; or WRs not
+ * yet built on the posting QP), batch_pass() builds and sends them all,
+ * as a post of a list would; fewer wait for the next engine run or the
+ * post that makes N.
  */
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
@@ -574,6 +611,15 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 	unsigned int done = 0;
 
 	roce_qp_activate(d, rq);
+	if (d->tx_batch > 1) {
+		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
+						     memory_order_relaxed);
+
+		if (++d->held_posts + d->ntx < d->tx_batch &&
+		    prod - rq->req_idx < d->tx_batch)
+			return 0;
+		return (int)batch_pass(d, rq, budget);
+	}
 	if (!rq->need_req_reset && !rq->need_resp_reset) {
 		/* (progress applies those first) */
 		done += roce_req_run(d, rq, budget, NULL);
@@ -583,8 +629,8 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 		if (d->ack_with_reply && rq->ack_pending)
 			done += roce_resp_run(d, rq, budget, true);
 	}
-	if (d->ntx < d->tx_batch)
-		return (int)done;   /* held: the next run starts the timers */
+	if (d->ntx == 0)
+		return (int)done;
 	roce_tx_flush(d);
 	/* the timers start once the frames are on their way (the TSC read
 	 * costs as much as a few header fields) */
@@ -739,9 +785,11 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	struct roce_dev *d = qp->ctx->dev->priv;
 
 	roce_resp_send_owed(d, rq);
-	/* its frames post_send held (tx_batch) go too: a UC or UD send
-	 * completed when they were built.  (A context closes only once its
-	 * QPs are destroyed, so none are held then.) */
+	/* frames built and not yet sent go too: a UC or UD send completed
+	 * when they were built.  (A context closes only once its QPs are
+	 * destroyed, so none are left then.)  WRs posted and not yet built
+	 * (tx_batch) go with the QP, unsent, as those the window held back
+	 * do. */
 	roce_tx_flush(d);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RoCE device's tx_batch=N: pmr_post_send's pass hands the frames it
- * built to the port only once N are queued; fewer leave with the next
- * engine run (pmr_poll_cq on an empty CQ, pmr_progress).  One process, a
- * RoCE device on a net_ring vdev that receives its own frames (two of its
- * QPs connected to each other); what the port took is read from the
- * port's own counters (rte_eth_stats_get), not the device's, which count
- * frames as they are built.  Then, with N above 1: a frame held longer
- * than its QP's ACK timeout starts its timer when it leaves (no timeout,
- * nothing sent again), and destroying a QP sends what is held.
+ * The RoCE device's tx_batch=N: pmr_post_send only counts what was
+ * posted; once N posts wait (on any QP), or N WRs on the posting QP, one
+ * pass builds them all and hands the frames to the port; fewer are built
+ * and sent by the next engine run (pmr_poll_cq on an empty CQ,
+ * pmr_progress).  One process, a RoCE device on a net_ring vdev that
+ * receives its own frames (QPs connected to each other); what the port
+ * took is read from the port's own counters (rte_eth_stats_get), not the
+ * device's, which count frames as they are built.  Then, with N above 1:
+ * a list of N WRs in one post goes at once; posts on two QPs count
+ * together and go in one pass; a post held longer than its QP's ACK
+ * timeout starts its timer when it leaves (no timeout, nothing sent
+ * again); a post held when its QP is destroyed is never built or sent.
  *
  *   tx_batch N      N: the device's tx_batch (1, the default, sends every
  *                   post's frames at once: the control of the others)
@@ -87,6 +90,90 @@ static void held_past_timeout(uint8_t *buf, struct pmr_mr *mr)
 	vt_pair_destroy(&h);
 }
 
+/* Post `n` receives of 16 bytes on qp, from buf + 16. */
+static void post_recvs(struct pmr_qp *qp, unsigned int n, uint8_t *buf,
+		       struct pmr_mr *mr)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct pmr_sge rs = { (uintptr_t)buf + 16 * (i + 1), 16,
+				      mr->lkey };
+		struct pmr_recv_wr r = vt_rwr(500 + i, &rs, 1);
+
+		CHECK_EQ(vt_post_recv1(qp, &r), 0);
+	}
+}
+
+/* Poll n completions of cq, each a success. */
+static void complete(struct pmr_cq *cq, unsigned int n)
+{
+	struct pmr_wc wc[64];
+
+	CHECK_EQ(vt_poll(cq, (int)n, wc, 2000), (int)n);
+	for (unsigned int i = 0; i < n; i++)
+		CHECK_WC(wc[i], PMR_WC_SUCCESS);
+}
+
+/* N above 1: a list of N WRs in one post is sent by that post. */
+static void list_at_once(unsigned int batch, uint8_t *buf, struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_sge sg = { (uintptr_t)buf, 16, 0 };
+	struct pmr_send_wr w[16], *bad = NULL;
+	struct vt_pair h;
+	uint64_t base;
+
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &h);
+	post_recvs(h.qp[1], batch, buf, mr);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	for (unsigned int i = 0; i < batch; i++) {
+		w[i] = vt_swr(600 + i, PMR_WR_SEND, &sg, 1, PMR_SEND_INLINE);
+		w[i].next = i + 1 < batch ? &w[i + 1] : NULL;
+	}
+	base = port_sent();
+	CHECK_EQ(pmr_post_send(h.qp[0], w, &bad), 0);
+	EXPECT_EQ_MSG(port_sent() - base, batch, "a list of N in one post");
+	EXPECT_EQ(held(), 0u);
+	complete(h.scq[0], batch);
+	complete(h.rcq[1], batch);
+	vt_pair_destroy(&h);
+}
+
+/* N above 1: posts on two QPs count together; the N-th sends both QPs'
+ * WRs in one pass. */
+static void two_qps(unsigned int batch, uint8_t *buf, struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct vt_pair a, b;
+	unsigned int na = 0, nb = 0;
+	uint64_t base;
+
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &a);
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &b);
+	post_recvs(a.qp[1], batch, buf, mr);
+	post_recvs(b.qp[1], batch, buf, mr);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	base = port_sent();
+	for (unsigned int i = 0; i < batch; i++) {
+		bool on_a = i % 2 == 0;
+
+		CHECK_EQ(post_send16(on_a ? a.qp[0] : b.qp[0], 700 + i, buf),
+			 0);
+		if (on_a)
+			na++;
+		else
+			nb++;
+		EXPECT_EQ_MSG(port_sent() - base, i + 1 < batch ? 0u : batch,
+			      "after post %u of %u, on two QPs", i + 1, batch);
+	}
+	EXPECT_EQ(held(), 0u);
+	complete(a.scq[0], na);
+	complete(b.scq[0], nb);
+	complete(a.rcq[1], na);
+	complete(b.rcq[1], nb);
+	vt_pair_destroy(&a);
+	vt_pair_destroy(&b);
+}
+
 int main(int argc, char **argv)
 {
 	enum { LEN = 16 };
@@ -98,7 +185,7 @@ int main(int argc, char **argv)
 	struct pmr_mr *mr;
 	uint8_t buf[64 * LEN] = { 0 };
 	unsigned int batch, nsend, got;
-	uint64_t base;
+	uint64_t base, built;
 	int n0;
 
 	if (argc != 2 || (batch = (unsigned int)atoi(argv[1])) < 1 ||
@@ -159,7 +246,8 @@ int main(int argc, char **argv)
 	CHECK_EQ(post_send16(p.qp[0], batch + 1, buf), 0);
 	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 1u : 0u,
 		      "after a post alone");
-	EXPECT_EQ_MSG(held(), batch == 1 ? 0u : 1u, "held after a post alone");
+	EXPECT_EQ_MSG(held(), 0, "frames built by a post alone (N > 1: "
+		      "none until the pass)");
 	CHECK(pmr_progress(v.ctx, 32) >= 0);
 	EXPECT_EQ_MSG(port_sent() - base, 1, "after pmr_progress");
 	EXPECT_EQ_MSG(held(), 0, "frames held after pmr_progress");
@@ -175,17 +263,28 @@ int main(int argc, char **argv)
 	EXPECT_EQ(qs.retransmits, 0u);
 	printf("tx_batch=%u: %u SENDs, each completed once\n", batch,
 	       nsend);
-	if (batch > 1)
+	if (batch > 1) {
 		held_past_timeout(buf, mr);
+		list_at_once(batch, buf, mr);
+		two_qps(batch, buf, mr);
+	}
 
-	/* a post, then the QPs destroyed: the frame goes (at once with
-	 * N = 1; held with N above 1, it goes with the destroy) */
+	/* a post, then the QPs destroyed: the frame goes at once with
+	 * N = 1; with N above 1 the WR goes with its QP, never built, as
+	 * a WR the window held back would */
+	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);
+	built = ps.tx_pkts;
 	base = port_sent();
 	CHECK_EQ(post_send16(p.qp[0], 400, buf), 0);
 	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 1u : 0u,
 		      "after the last post");
 	vt_pair_destroy(&p);
-	EXPECT_EQ_MSG(port_sent() - base, 1, "after the QPs were destroyed");
+	EXPECT_EQ_MSG(port_sent() - base, batch == 1 ? 1u : 0u,
+		      "after the QPs were destroyed");
+	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);
+	EXPECT_EQ_MSG(ps.tx_pkts - built, batch == 1 ? 1u : 0u,
+		      "frames built for a post held at destroy");
+	EXPECT_EQ(held(), 0u);
 	CHECK_EQ(pmr_dereg_mr(mr), 0);
 	vt_close(&v);
 	return vt_exit();
