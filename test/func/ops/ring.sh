@@ -4,8 +4,8 @@
 # whose transmitted frames come back on its receive side.  The device's
 # own address is its neighbour (with the device's MAC), so two of its QPs
 # connected to each other exchange real RoCEv2 frames.  glibc's
-# per-thread cache is off: test_qp_mem reads the heap with mallinfo2,
-# which counts cached chunks as in use.
+# per-thread cache is off: test_qp_mem and alloc_fail read the heap with
+# mallinfo2, which counts cached chunks as in use.
 #   ring.sh TEST_BINARY BUILD_DIR NAME [DEVARGS [ARG...]]
 #   DEVARGS: more RoCE device arguments ("" for none); ARGs: the program's
 set -uo pipefail
