@@ -73,6 +73,7 @@ struct opts {
 	int cq_mod;
 	int post_list;           /* WRs per pmr_post_send call (bw tests) */
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
+	bool one_qp;             /* latency with -q N: QP 0 alone too */
 	/* local only */
 	int raw_burst;           /* frames per raw transmit burst */
 	bool raw_burst_set;      /* --raw-burst given */
@@ -1417,8 +1418,10 @@ static void serve_until_end(void)
 
 /* ---- latency tests -------------------------------------------------------- */
 
+/* The latency test on the first nqp QPs (round-robin): o.nqp, or 1 for
+ * --one-qp-compare's reference. */
 static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
-			struct lat_res *res)
+			int nqp, struct lat_res *res)
 {
 	uint64_t total = iters + warm, it;
 	uint64_t *t = server ? NULL :
@@ -1444,8 +1447,8 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		uint32_t spins = 0;
 
 		for (it = 0; server || it < total; it++) {
-			struct rqp *q = &qps[it % (uint64_t)o.nqp];
-			int idx = (int)(it % (uint64_t)o.nqp);
+			struct rqp *q = &qps[it % (uint64_t)nqp];
+			int idx = (int)(it % (uint64_t)nqp);
 
 			if (!server) {
 				t[it] = rte_rdtsc();
@@ -1479,7 +1482,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		uint32_t spins = 0;
 
 		for (it = 0; server || it < total; it++) {
-			int idx = (int)(it % (uint64_t)o.nqp);
+			int idx = (int)(it % (uint64_t)nqp);
 			struct rqp *q = &qps[idx];
 			uint8_t v = (uint8_t)(q->cnt++ % 255 + 1);
 			volatile uint8_t *poll = q->rbuf + size - 1;
@@ -1512,7 +1515,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			goto out;
 		}
 		for (it = 0; it < total; it++) {
-			int idx = (int)(it % (uint64_t)o.nqp);
+			int idx = (int)(it % (uint64_t)nqp);
 			struct rqp *q = &qps[idx];
 
 			t[it] = rte_rdtsc();
@@ -1541,6 +1544,41 @@ out:
 	*res = lat_stats(s, iters, size);
 	free(t);
 	return s;
+}
+
+/*
+ * --one-qp-compare: the same latency test on QP 0 alone, straight after
+ * the N QPs' (the same process pair, a moment later: the machine in the
+ * same state), and the ratio of the two.
+ */
+static void one_qp_compare(uint64_t size, uint64_t iters,
+			   const struct lat_res *many)
+{
+	struct lat_res r;
+	double *smp = rdma_lat(size, iters, iters / 10 + 10, 1, &r);
+	double a, b;
+
+	if (server)
+		return;
+	a = many->typ / r.typ;
+	b = many->p999 / r.p999;
+	if (o.json) {
+		printf("{\"test\":\"%s\",\"mode\":\"one_qp\",\"qps\":1,"
+		       "\"bytes\":%lu,\"iterations\":%lu,\"t_min\":%.3f,"
+		       "\"t_max\":%.3f,\"t_typical\":%.3f,\"t_avg\":%.3f,"
+		       "\"t_stdev\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f}\n",
+		       o.test, r.bytes, r.iters, r.min, r.max, r.typ, r.avg,
+		       r.sd, r.p99, r.p999);
+		printf("{\"test\":\"%s\",\"mode\":\"qps_ratio\",\"qps\":%d,"
+		       "\"bytes\":%lu,\"t_typical_ratio\":%.3f,"
+		       "\"p99_9_ratio\":%.3f}\n", o.test, o.nqp, size, a, b);
+	} else {
+		printf(" the same on one QP alone:\n");
+		lat_print(&r, false);
+		printf(" ratio %d QPs/one %-7lu t_typical x%.2f   99.9%% x%.2f\n",
+		       o.nqp, size, a, b);
+	}
+	free(smp);
 }
 
 /* ---- bandwidth tests ------------------------------------------------------ */
@@ -1752,6 +1790,9 @@ static void usage(void)
 "                        (0..128, default 0) after each raw frame's\n"
 "                        payload, not counted as payload (44: frames as\n"
 "                        long as pmrdma's over IPv4: IPv4, UDP, BTH, ICRC)\n"
+"      --one-qp-compare  latency tests with -q N above 1: after the N QPs,\n"
+"                        the same test on one of them alone, in the same\n"
+"                        process pair, then the ratio\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
@@ -1785,7 +1826,7 @@ static bool size_set, rx_set;
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
-	       O_DEV, O_RAWBURST, O_RAWPAD };
+	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -1801,6 +1842,7 @@ static int parse_opts(int argc, char **argv)
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
+		{ "one-qp-compare", 0, NULL, O_ONEQP },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1839,6 +1881,7 @@ static int parse_opts(int argc, char **argv)
 		case O_RAW: o.raw = 1; break;
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
+		case O_ONEQP: o.one_qp = true; break;
 		case O_RAWBURST:
 			o.raw_burst = atoi(optarg);
 			o.raw_burst_set = true;
@@ -1905,6 +1948,9 @@ static void defaults(void)
 		    (unsigned long)MAX_MSG);
 	if (o.nqp < 1 || o.nqp > 16384)
 		die("bad -q");
+	if (o.one_qp && (!o.lat || o.nqp < 2 || o.raw == 1))
+		die("--one-qp-compare is for the latency tests with -q 2 or "
+		    "more, and RDMA (not --raw)");
 	if (o.mtu != 0 && pmr_num_to_mtu(o.mtu) == 0)
 		die("bad -m %d: 256, 512, 1024, 2048 or 4096", o.mtu);
 	if (o.lat && o.op == OP_WRITE && o.size < 1)
@@ -1917,24 +1963,26 @@ static void defaults(void)
 static void sync_params(void)
 {
 	char l[512], t[16];
-	int all, raw, qpt;
+	int all, raw, qpt, one_qp;
 
 	if (!server) {
-		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d\n",
+		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d\n",
 			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
 			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
-			 o.raw, o.qpt);
+			 o.raw, o.qpt, o.one_qp);
 		return;
 	}
 	tcp_line(l, sizeof(l));
-	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d", t,
+	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d", t,
 		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
-		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt) != 13 ||
+		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt,
+		   &one_qp) != 14 ||
 	    !set_test(t))
 		die("bad parameters from the client: '%s'", l);
 	o.all = all;
 	o.raw = raw;
 	o.qpt = qpt;
+	o.one_qp = one_qp;
 }
 
 static int eal_init(int argc, char **argv)
@@ -2070,7 +2118,7 @@ int main(int argc, char **argv)
 
 			if (k == 0)
 				lat_header(false);
-			smp = rdma_lat(s, it, it / 10 + 10, &r);
+			smp = rdma_lat(s, it, it / 10 + 10, o.nqp, &r);
 			if (!server) {
 				lat_print(&r, false);
 				histogram(smp, r.iters, raw_s[k], raw_n[k], s,
@@ -2089,6 +2137,8 @@ int main(int argc, char **argv)
 				}
 			}
 			free(smp);
+			if (o.one_qp)
+				one_qp_compare(s, it, &r);
 		} else {
 			struct bw_res r, w;
 

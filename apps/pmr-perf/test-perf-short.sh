@@ -119,6 +119,9 @@ reject "bad --raw-pad" send_bw --raw-compare --raw-pad -1
 reject "bad --raw-pad" send_bw --raw-compare --raw-pad 4x
 reject "--raw-pad is for the bandwidth tests" send_lat --raw-compare --raw-pad 44
 reject "--raw-pad needs --raw or --raw-compare" send_bw --raw-pad 44
+reject "--one-qp-compare is for the latency tests" send_bw -q 2 --one-qp-compare
+reject "--one-qp-compare is for the latency tests" send_lat --one-qp-compare
+reject "--one-qp-compare is for the latency tests" send_lat -q 4 --raw --one-qp-compare
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
@@ -158,6 +161,16 @@ if [ -z "$mem" ] || [ "${mem#* }" -le 0 ] || [ "${mem% *}" != $((64 * ${mem#* })
 	echo "FAIL: send_lat -q 64: no qp_mem line of 64 QPs of one size ($mem)"
 	fail=1
 fi
+# the same test on one QP alone after the 64, in the same pair, and the
+# ratio: for the round-robin over a QP's own buffer (write_lat) and a
+# server that answers on whichever QP a message came (send_lat)
+for t in send_lat write_lat; do
+	run $t -s 64 -n 500 -q 64 --one-qp-compare
+	expect '"mode":"one_qp","qps":1,"bytes":64,"iterations":500,.*"t_typical":[0-9]' \
+		"$t --one-qp-compare: no one_qp result"
+	expect '"mode":"qps_ratio","qps":64,"bytes":64,"t_typical_ratio":[0-9]' \
+		"$t --one-qp-compare: no qps_ratio line"
+done
 run write_lat -c UC -s 64 -n 1000
 run send_lat -c UD -s 64 -n 1000
 exit $fail
