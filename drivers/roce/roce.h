@@ -242,6 +242,13 @@ struct roce_qp {
 _Static_assert(offsetof(struct roce_qp, st) + 32 == 5 * 64,
 	       "a one-packet message reads the first five lines");
 
+/* A QP's RoCE state: right after its object (qp_priv_size), so found
+ * without waiting for the object's line. */
+static inline struct roce_qp *roce_qp_of(struct pmr_qp_obj *qp)
+{
+	return pmr_qp_priv_inline(qp);
+}
+
 static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 {
 	return qp->ctx->dev->priv;

@@ -751,25 +751,20 @@ static int roce_set_progress_mode(struct pmr_ctx_obj *ctx,
 
 /* ---- QPs, AHs, MRs ---------------------------------------------------------- */
 
+/* The verbs layer allocates the RoCE state right after the QP object
+ * (roce_ops.qp_priv_size): aligned, zeroed, and found from the object
+ * without a load (roce_qp_of()). */
 static int roce_qp_create(struct pmr_qp_obj *qp)
 {
-	/* aligned: the fields every message reads are its first lines */
-	struct roce_qp *rq = aligned_alloc(alignof(struct roce_qp),
-					   sizeof(*rq));
+	struct roce_qp *rq = roce_qp_of(qp);
 
-	if (rq == NULL)
-		return -ENOMEM;
-	memset(rq, 0, sizeof(*rq));
 	rq->wst = calloc(qp->sq.size, sizeof(*rq->wst));
-	if (rq->wst == NULL) {
-		free(rq);
+	if (rq->wst == NULL)
 		return -ENOMEM;
-	}
 	rq->qp = qp;
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
 	roce_qp_set_timeout(qp->ctx->dev->priv, rq, 0);
 	pmr_list_init(&rq->active_link);
-	qp->priv = rq;
 	return 0;
 }
 
@@ -797,9 +792,8 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 		pmr_list_del(&rq->active_link);
 	if (rq->active)
 		d->st.qps_active--;
-	free(rq->wst);
-	free(rq);
-	qp->priv = NULL;
+	free(rq->wst);          /* (the state itself goes with the object) */
+	rq->wst = NULL;
 }
 
 static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
@@ -887,6 +881,7 @@ static const struct pmr_driver roce_driver = {
 	.ctx_open = roce_ctx_open,
 	.ctx_close = roce_ctx_close,
 	.set_progress_mode = roce_set_progress_mode,
+	.qp_priv_size = sizeof(struct roce_qp),
 	.qp_create = roce_qp_create,
 	.qp_modify = roce_qp_modify,
 	.qp_destroy = roce_qp_destroy,

@@ -565,7 +565,7 @@ void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 		d->st.rx_drop_unknown_qp++;
 		return;
 	}
-	rq = qp->priv;
+	rq = roce_qp_of(qp);
 	if ((p.info->transport == WIRE_TRANSPORT_RC &&
 	     qp->pub.qp_type != PMR_QPT_RC) ||
 	    (p.info->transport == WIRE_TRANSPORT_UC &&

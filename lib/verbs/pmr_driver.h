@@ -436,6 +436,12 @@ struct pmr_driver {
 	/** Accept or refuse a progress mode (-ENOTSUP). */
 	int (*set_progress_mode)(struct pmr_ctx_obj *ctx,
 				 enum pmr_progress_mode mode);
+	/** Optional: bytes of QP state the verbs layer allocates for the
+	 *  driver right after the QP object, in the same block (zeroed,
+	 *  cache-line aligned: pmr_qp_priv_inline()), so that the state's
+	 *  address follows from the object's without a load.  qp->priv
+	 *  points there before qp_create; the driver frees none of it. */
+	size_t qp_priv_size;
 	int (*qp_create)(struct pmr_qp_obj *qp);
 	/** Called after validation, before the attributes are committed;
 	 *  a non-zero return (-errno) leaves the QP unchanged. */
@@ -539,6 +545,16 @@ void pmr_driver_register(const struct pmr_driver *drv);
 /* ------------------------------------------------------------------ */
 
 /** QP by number, or NULL.  Call from an engine of the same device. */
+/* The driver's QP state the verbs layer allocated with the object (a
+ * driver with qp_priv_size): computed, not loaded from qp->priv, so that
+ * a QP just looked up brings in both at once. */
+_Static_assert(sizeof(struct pmr_qp_obj) % PMR_CACHE_LINE == 0,
+	       "the driver's state after the object starts a line");
+static inline void *pmr_qp_priv_inline(struct pmr_qp_obj *qp)
+{
+	return qp + 1;
+}
+
 static inline struct pmr_qp_obj *pmr_dev_qp(struct pmr_dev_obj *dev,
 					     uint32_t qpn)
 {
