@@ -178,17 +178,8 @@ static void unmake_ah(void *o) { CHECK_EQ(pmr_destroy_ah(o), 0); }
 
 static void *make_qp(void)
 {
-	struct pmr_qp_init_attr ia;
+	struct pmr_qp_init_attr ia = vt_qp_attr(PMR_QPT_RC, cq, cq, 16, 0);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = PMR_QPT_RC;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 2;
-	ia.cap.max_recv_sge = 2;
-	ia.cap.max_inline_data = 64;
 	return pmr_create_qp(v.pd, &ia);
 }
 static void unmake_qp(void *o)

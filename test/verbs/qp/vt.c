@@ -81,12 +81,11 @@ struct pmr_mr *vt_mr(struct pmr_pd *pd, void *buf, size_t len, int access)
 	return mr;
 }
 
-struct pmr_qp *vt_qp(struct pmr_pd *pd, enum pmr_qp_type type,
-		     struct pmr_cq *scq, struct pmr_cq *rcq, uint32_t wr,
-		     int sq_sig_all)
+struct pmr_qp_init_attr vt_qp_attr(enum pmr_qp_type type,
+				   struct pmr_cq *scq, struct pmr_cq *rcq,
+				   uint32_t wr, int sq_sig_all)
 {
 	struct pmr_qp_init_attr ia;
-	struct pmr_qp *qp;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = scq;
@@ -98,6 +97,17 @@ struct pmr_qp *vt_qp(struct pmr_pd *pd, enum pmr_qp_type type,
 	ia.cap.max_send_sge = 4;
 	ia.cap.max_recv_sge = 4;
 	ia.cap.max_inline_data = 64;
+	return ia;
+}
+
+struct pmr_qp *vt_qp(struct pmr_pd *pd, enum pmr_qp_type type,
+		     struct pmr_cq *scq, struct pmr_cq *rcq, uint32_t wr,
+		     int sq_sig_all)
+{
+	struct pmr_qp_init_attr ia = vt_qp_attr(type, scq, rcq, wr,
+						sq_sig_all);
+	struct pmr_qp *qp;
+
 	qp = pmr_create_qp(pd, &ia);
 	if (qp == NULL)
 		fprintf(stderr, "create_qp: %s\n", strerror(errno));

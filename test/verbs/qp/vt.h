@@ -95,6 +95,10 @@ void vt_close(struct vt *v);
 struct pmr_cq *vt_cq(struct vt *v, int cqe);
 struct pmr_mr *vt_mr(struct pmr_pd *pd, void *buf, size_t len, int access);
 
+/** The attributes vt_qp() creates with. */
+struct pmr_qp_init_attr vt_qp_attr(enum pmr_qp_type type,
+				   struct pmr_cq *scq, struct pmr_cq *rcq,
+				   uint32_t wr, int sq_sig_all);
 /** Create a QP with send/recv queues of `wr` entries, 4 SGEs, 64 inline. */
 struct pmr_qp *vt_qp(struct pmr_pd *pd, enum pmr_qp_type type,
 		     struct pmr_cq *scq, struct pmr_cq *rcq, uint32_t wr,
