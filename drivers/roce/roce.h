@@ -146,12 +146,13 @@ struct roce_res {
 
 /*
  * Ordered by use: the fields a one-packet message reads on either side
- * come first, in the first five cache lines (the struct is allocated
- * aligned), ending with the counters of st that every packet moves; the
- * fields of retries, NAKs, multi-packet READs and the timed list come
- * after, and the READ/atomic slots last.  With many QPs served by one
- * core each line a message touches is a cache miss
- * (doc/guides/performance.rst, 1024 QPs).
+ * come first, in the first five cache lines (the struct starts a line,
+ * right after the QP object: roce_qp_of()), the fifth shared by the
+ * list link, the retry and NAK counts and the counters of st that every
+ * packet moves; the PSNs of retries and NAKs and the offset of a
+ * multi-packet READ come after, and the READ/atomic slots last.  With
+ * many QPs served by one core each line a message touches is a cache
+ * miss (doc/guides/performance.rst, 1024 QPs).
  */
 struct roce_qp {
 	alignas(64) struct pmr_qp_obj *qp;

@@ -372,7 +372,7 @@ static void doorbell(struct pmr_qp_obj *qp, void *arg)
 	struct roce_dev *d = arg;
 
 	d->st.doorbells++;
-	roce_qp_activate(d, qp->priv);
+	roce_qp_activate(d, roce_qp_of(qp));
 }
 
 /* The earliest local ACK or solicit deadline of an RC QP in RTS or SQD
@@ -607,7 +607,7 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
-	struct roce_qp *rq = qp->priv;
+	struct roce_qp *rq = roce_qp_of(qp);
 	unsigned int done = 0;
 
 	roce_qp_activate(d, rq);
@@ -776,7 +776,7 @@ static size_t roce_qp_mem(const struct pmr_qp_obj *qp)
 
 static void roce_qp_destroy(struct pmr_qp_obj *qp)
 {
-	struct roce_qp *rq = qp->priv;
+	struct roce_qp *rq = roce_qp_of(qp);
 	struct roce_dev *d = qp->ctx->dev->priv;
 
 	roce_resp_send_owed(d, rq);
@@ -793,13 +793,12 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	if (rq->active)
 		d->st.qps_active--;
 	free(rq->wst);          /* (the state itself goes with the object) */
-	rq->wst = NULL;
 }
 
 static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 			  int mask)
 {
-	struct roce_qp *rq = qp->priv;
+	struct roce_qp *rq = roce_qp_of(qp);
 	enum pmr_qp_state cur = pmr_qp_state(qp);
 	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
 
@@ -866,7 +865,7 @@ static bool roce_mr_busy(struct pmr_ctx_obj *ctx, struct pmr_mr_obj *mr)
 		struct pmr_qp_obj *qp = PMR_CONTAINER_OF(pos,
 			struct pmr_qp_obj, link);
 
-		if (roce_resp_mr_busy(qp->priv, mr))
+		if (roce_resp_mr_busy(roce_qp_of(qp), mr))
 			return true;
 	}
 	return false;
@@ -922,6 +921,6 @@ PMR_EXPORT int pmr_roce_qp_stats(struct pmr_qp *qp,
 	q = pmr_qp_obj(qp);
 	if (q->ctx->dev->drv != &roce_driver)
 		return EINVAL;
-	*stats = ((struct roce_qp *)q->priv)->st;
+	*stats = roce_qp_of(q)->st;
 	return 0;
 }

@@ -348,7 +348,8 @@ struct pmr_ah_obj {
 struct pmr_qp_obj {
 	struct pmr_qp pub;
 	struct pmr_ctx_obj *ctx;
-	void *priv;                       /* driver's QP state */
+	void *priv;                       /* driver's QP state (unless the
+					   * driver has qp_priv_size) */
 	_Atomic int state;                /* enum pmr_qp_state */
 	bool recv_held;
 	bool last_wqe_sent;               /* QP_LAST_WQE_REACHED raised */
@@ -438,9 +439,9 @@ struct pmr_driver {
 				 enum pmr_progress_mode mode);
 	/** Optional: bytes of QP state the verbs layer allocates for the
 	 *  driver right after the QP object, in the same block (zeroed,
-	 *  cache-line aligned: pmr_qp_priv_inline()), so that the state's
-	 *  address follows from the object's without a load.  qp->priv
-	 *  points there before qp_create; the driver frees none of it. */
+	 *  cache-line aligned), so that the state's address follows from
+	 *  the object's without a load: pmr_qp_priv_inline(qp).  qp->priv
+	 *  stays NULL; the driver frees none of it. */
 	size_t qp_priv_size;
 	int (*qp_create)(struct pmr_qp_obj *qp);
 	/** Called after validation, before the attributes are committed;
@@ -544,10 +545,9 @@ void pmr_driver_register(const struct pmr_driver *drv);
 /* Services the verbs layer offers drivers                             */
 /* ------------------------------------------------------------------ */
 
-/** QP by number, or NULL.  Call from an engine of the same device. */
 /* The driver's QP state the verbs layer allocated with the object (a
- * driver with qp_priv_size): computed, not loaded from qp->priv, so that
- * a QP just looked up brings in both at once. */
+ * driver with qp_priv_size): computed, not loaded, so that a QP just
+ * looked up brings in both at once. */
 _Static_assert(sizeof(struct pmr_qp_obj) % PMR_CACHE_LINE == 0,
 	       "the driver's state after the object starts a line");
 static inline void *pmr_qp_priv_inline(struct pmr_qp_obj *qp)
@@ -555,6 +555,7 @@ static inline void *pmr_qp_priv_inline(struct pmr_qp_obj *qp)
 	return qp + 1;
 }
 
+/** QP by number, or NULL.  Call from an engine of the same device. */
 static inline struct pmr_qp_obj *pmr_dev_qp(struct pmr_dev_obj *dev,
 					     uint32_t qpn)
 {

@@ -676,6 +676,7 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	struct pmr_dev_obj *dev;
 	struct pmr_qp_obj *qp;
 	uint32_t idx = PMR_MAX_QP;
+	size_t size;
 	int ret;
 
 	if (pd == NULL || ia == NULL) {
@@ -689,17 +690,16 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	}
 	ctx = pmr_ctx_obj(pd->context);
 	dev = ctx->dev;
-	/* the driver's QP state, when it asks, in the same block, next */
-	qp = aligned_alloc(PMR_CACHE_LINE, sizeof(*qp) +
-			   (dev->drv->qp_priv_size + PMR_CACHE_LINE - 1) /
-			   PMR_CACHE_LINE * PMR_CACHE_LINE);
+	/* the driver's QP state, when it asks, in the same block, next
+	 * (aligned_alloc wants a multiple of the alignment) */
+	size = sizeof(*qp) + (dev->drv->qp_priv_size + PMR_CACHE_LINE - 1) /
+	       PMR_CACHE_LINE * PMR_CACHE_LINE;
+	qp = aligned_alloc(PMR_CACHE_LINE, size);
 	if (qp == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	memset(qp, 0, sizeof(*qp) + dev->drv->qp_priv_size);
-	if (dev->drv->qp_priv_size != 0)
-		qp->priv = pmr_qp_priv_inline(qp);
+	memset(qp, 0, size);
 	if (wq_init(&qp->sq, ia->cap.max_send_wr, sizeof(struct pmr_swqe),
 		    ia->cap.max_send_sge ? ia->cap.max_send_sge : 1,
 		    ia->cap.max_inline_data) != 0 ||
