@@ -555,35 +555,22 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 }
 
 /*
- * tx_batch above 1: the pass that builds what waits, once enough does.
- * Every QP with work is visited as post_kick() visits its own (its WQEs,
- * and with ack_with_reply an ACK it owes, behind them), and what they make
- * leaves in one burst.  A QP other than the one posting arms its timers
- * at the next engine run (roce_req_arm(): later rather than earlier).
+ * What post_send's pass does for one QP: its WQEs, and with ack_with_reply
+ * an ACK it owes behind them in the same burst.  (An ACK owed here always
+ * comes from the last progress call's receive burst: the calls after it
+ * send older ones first.)  A QP with a reset pending waits for progress,
+ * which applies it first.
  */
-static unsigned int batch_pass(struct roce_dev *d, struct roce_qp *kicked,
-			       unsigned int budget)
+static unsigned int kick_qp(struct roce_dev *d, struct roce_qp *rq,
+			    unsigned int budget)
 {
-	unsigned int done = 0;
-	struct pmr_list *pos;
+	unsigned int done;
 
-	/* one QP's share is the batch: a QP that posted it all sends it */
-	if (budget < d->tx_batch)
-		budget = d->tx_batch;
-	d->held_posts = 0;
-	for (pos = d->active.next; pos != &d->active; pos = pos->next) {
-		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
-						      active_link);
-
-		if (rq->need_req_reset || rq->need_resp_reset)
-			continue;       /* (progress applies those first) */
-		done += roce_req_run(d, rq, budget, NULL);
-		if (d->ack_with_reply && rq->ack_pending)
-			done += roce_resp_run(d, rq, budget, true);
-	}
-	roce_tx_flush(d);
-	if (kicked->arm_ack || kicked->arm_solicit)
-		roce_req_arm(kicked, rte_rdtsc());
+	if (rq->need_req_reset || rq->need_resp_reset)
+		return 0;
+	done = roce_req_run(d, rq, budget, NULL);
+	if (d->ack_with_reply && rq->ack_pending)
+		done += roce_resp_run(d, rq, budget, true);
 	return done;
 }
 
@@ -597,11 +584,15 @@ static unsigned int batch_pass(struct roce_dev *d, struct roce_qp *kicked,
  * front of it, and this side builds the ACK while the peer works on the
  * reply).  Where a transmit burst costs a system call or a doorbell
  * (ack_with_reply), the ACK follows the reply in the same burst instead.
- * With tx_batch=N above 1 a post only counts: once N wait (posts since
+ *
+ * With tx_batch=N above 1 a post only counts.  Once N wait (posts since
  * the last pass that built, on any QP, with the frames queued; or WRs not
- * yet built on the posting QP), batch_pass() builds and sends them all,
- * as a post of a list would; fewer wait for the next engine run or the
- * post that makes N.
+ * yet built on the posting QP), every QP with work is visited as this one
+ * would be, its share the batch at least (a QP that posted it all sends
+ * it), and all of it leaves in one burst, as a post of a list would;
+ * fewer wait for the next engine run or the post that makes N.  A QP
+ * other than the one posting arms its timers at the next engine run
+ * (roce_req_arm(): later rather than earlier).
  */
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
@@ -609,25 +600,24 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 	struct roce_dev *d = ctx->dev->priv;
 	struct roce_qp *rq = roce_qp_of(qp);
 	unsigned int done = 0;
+	struct pmr_list *pos;
 
 	roce_qp_activate(d, rq);
-	if (d->tx_batch > 1) {
+	if (d->tx_batch == 1) {
+		done = kick_qp(d, rq, budget);
+	} else {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
 						     memory_order_relaxed);
 
 		if (++d->held_posts + d->ntx < d->tx_batch &&
 		    prod - rq->req_idx < d->tx_batch)
 			return 0;
-		return (int)batch_pass(d, rq, budget);
-	}
-	if (!rq->need_req_reset && !rq->need_resp_reset) {
-		/* (progress applies those first) */
-		done += roce_req_run(d, rq, budget, NULL);
-		/* ack=with_reply: one burst, the reply first.  (An ACK owed
-		 * here always comes from the last progress call's receive
-		 * burst: the calls after it send older ones first.) */
-		if (d->ack_with_reply && rq->ack_pending)
-			done += roce_resp_run(d, rq, budget, true);
+		d->held_posts = 0;
+		budget = RTE_MAX(budget, d->tx_batch);
+		for (pos = d->active.next; pos != &d->active; pos = pos->next)
+			done += kick_qp(d, PMR_CONTAINER_OF(pos, struct roce_qp,
+							    active_link),
+					budget);
 	}
 	if (d->ntx == 0)
 		return (int)done;
