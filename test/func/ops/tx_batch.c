@@ -90,14 +90,15 @@ static void held_past_timeout(uint8_t *buf, struct pmr_mr *mr)
 	vt_pair_destroy(&h);
 }
 
-/* Post `n` receives of 16 bytes on qp, from buf + 16. */
-static void post_recvs(struct pmr_qp *qp, unsigned int n, uint8_t *buf,
-		       struct pmr_mr *mr)
+/* Post `n` receives of 16 bytes on qp, from buf + 16, their wr_ids from
+ * `id` on. */
+static void post_recvs(struct pmr_qp *qp, unsigned int n, uint64_t id,
+		       uint8_t *buf, struct pmr_mr *mr)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		struct pmr_sge rs = { (uintptr_t)buf + 16 * (i + 1), 16,
 				      mr->lkey };
-		struct pmr_recv_wr r = vt_rwr(500 + i, &rs, 1);
+		struct pmr_recv_wr r = vt_rwr(id + i, &rs, 1);
 
 		CHECK_EQ(vt_post_recv1(qp, &r), 0);
 	}
@@ -123,7 +124,7 @@ static void list_at_once(unsigned int batch, uint8_t *buf, struct pmr_mr *mr)
 	uint64_t base;
 
 	vt_pair(&v, PMR_QPT_RC, &o, 1, &h);
-	post_recvs(h.qp[1], batch, buf, mr);
+	post_recvs(h.qp[1], batch, 500, buf, mr);
 	CHECK(pmr_progress(v.ctx, 32) >= 0);
 	for (unsigned int i = 0; i < batch; i++) {
 		w[i] = vt_swr(600 + i, PMR_WR_SEND, &sg, 1, PMR_SEND_INLINE);
@@ -149,8 +150,8 @@ static void two_qps(unsigned int batch, uint8_t *buf, struct pmr_mr *mr)
 
 	vt_pair(&v, PMR_QPT_RC, &o, 1, &a);
 	vt_pair(&v, PMR_QPT_RC, &o, 1, &b);
-	post_recvs(a.qp[1], batch, buf, mr);
-	post_recvs(b.qp[1], batch, buf, mr);
+	post_recvs(a.qp[1], batch, 500, buf, mr);
+	post_recvs(b.qp[1], batch, 500, buf, mr);
 	CHECK(pmr_progress(v.ctx, 32) >= 0);
 	base = port_sent();
 	for (unsigned int i = 0; i < batch; i++) {
@@ -199,13 +200,7 @@ int main(int argc, char **argv)
 	o.timeout = 18;         /* 1 s: no timer in the way of the counts */
 	vt_pair(&v, PMR_QPT_RC, &o, 1, &p);
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
-	for (unsigned int i = 0; i < nsend; i++) {
-		struct pmr_sge rs = { (uintptr_t)buf + (i + 1) * LEN, LEN,
-				      mr->lkey };
-		struct pmr_recv_wr r = vt_rwr(100 + i, &rs, 1);
-
-		CHECK_EQ(vt_post_recv1(p.qp[1], &r), 0);
-	}
+	post_recvs(p.qp[1], nsend, 100, buf, mr);
 
 	/* an engine run first: it applies the QPs' moves to RTS, which
 	 * post_send's pass leaves to it */
