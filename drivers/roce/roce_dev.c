@@ -588,36 +588,45 @@ static unsigned int kick_qp(struct roce_dev *d, struct roce_qp *rq,
  * With tx_batch=N above 1 a post only counts.  Once N wait (posts since
  * the last pass that built, on any QP, with the frames queued; or WRs not
  * yet built on the posting QP), every QP with work is visited as this one
- * would be, its share the batch at least (a QP that posted it all sends
- * it), and all of it leaves in one burst, as a post of a list would;
+ * would be (kick_all()), and all of it leaves in one burst, as a post of
+ * a list would;
  * fewer wait for the next engine run or the post that makes N.  A QP
  * other than the one posting arms its timers at the next engine run
  * (roce_req_arm(): later rather than earlier).
  */
+/* tx_batch above 1: every QP with work visited as post_kick() visits its
+ * own, each its share the batch at least (a QP that posted it all sends
+ * it).  Out of line: the default path stays as small as it was. */
+static __rte_noinline unsigned int kick_all(struct roce_dev *d,
+					    unsigned int budget)
+{
+	unsigned int done = 0;
+
+	d->held_posts = 0;
+	budget = RTE_MAX(budget, d->tx_batch);
+	for (struct pmr_list *pos = d->active.next; pos != &d->active;
+	     pos = pos->next)
+		done += kick_qp(d, PMR_CONTAINER_OF(pos, struct roce_qp,
+						    active_link), budget);
+	return done;
+}
+
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
 	struct roce_qp *rq = roce_qp_of(qp);
-	unsigned int done = 0;
-	struct pmr_list *pos;
+	unsigned int done;
 
 	roce_qp_activate(d, rq);
 	if (d->tx_batch == 1) {
 		done = kick_qp(d, rq, budget);
+	} else if (++d->held_posts + d->ntx < d->tx_batch &&
+		   atomic_load_explicit(&qp->sq.prod, memory_order_relaxed) -
+		   rq->req_idx < d->tx_batch) {
+		return 0;
 	} else {
-		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
-						     memory_order_relaxed);
-
-		if (++d->held_posts + d->ntx < d->tx_batch &&
-		    prod - rq->req_idx < d->tx_batch)
-			return 0;
-		d->held_posts = 0;
-		budget = RTE_MAX(budget, d->tx_batch);
-		for (pos = d->active.next; pos != &d->active; pos = pos->next)
-			done += kick_qp(d, PMR_CONTAINER_OF(pos, struct roce_qp,
-							    active_link),
-					budget);
+		done = kick_all(d, budget);
 	}
 	if (d->ntx == 0)
 		return (int)done;
