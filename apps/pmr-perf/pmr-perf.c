@@ -361,14 +361,16 @@ static void lat_header(bool raw)
 	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 }
 
-static void lat_print(const struct lat_res *r, bool raw)
+/* A latency result: a row of the table, or with --json an object of the
+ * given mode and number of QPs. */
+static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
 	if (o.json) {
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"t_min\":%.3f,\"t_max\":%.3f,"
 		       "\"t_typical\":%.3f,\"t_avg\":%.3f,\"t_stdev\":%.3f,"
-		       "\"p99\":%.3f,\"p99_9\":%.3f}\n", o.test, mode_name(raw),
-		       o.nqp, r->bytes, r->iters, r->min, r->max, r->typ,
+		       "\"p99\":%.3f,\"p99_9\":%.3f}\n", o.test, mode,
+		       nqp, r->bytes, r->iters, r->min, r->max, r->typ,
 		       r->avg, r->sd, r->p99, r->p999);
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
@@ -376,6 +378,11 @@ static void lat_print(const struct lat_res *r, bool raw)
 		       r->sd, r->p99, r->p999);
 	}
 	fflush(stdout);
+}
+
+static void lat_print(const struct lat_res *r, bool raw)
+{
+	lat_print_as(r, mode_name(raw), o.nqp);
 }
 
 static void bw_header(bool raw)
@@ -1562,19 +1569,14 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 		return;
 	a = many->typ / r.typ;
 	b = many->p999 / r.p999;
+	if (!o.json)
+		printf(" the same on one QP alone:\n");
+	lat_print_as(&r, "one_qp", 1);
 	if (o.json) {
-		printf("{\"test\":\"%s\",\"mode\":\"one_qp\",\"qps\":1,"
-		       "\"bytes\":%lu,\"iterations\":%lu,\"t_min\":%.3f,"
-		       "\"t_max\":%.3f,\"t_typical\":%.3f,\"t_avg\":%.3f,"
-		       "\"t_stdev\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f}\n",
-		       o.test, r.bytes, r.iters, r.min, r.max, r.typ, r.avg,
-		       r.sd, r.p99, r.p999);
 		printf("{\"test\":\"%s\",\"mode\":\"qps_ratio\",\"qps\":%d,"
 		       "\"bytes\":%lu,\"t_typical_ratio\":%.3f,"
 		       "\"p99_9_ratio\":%.3f}\n", o.test, o.nqp, size, a, b);
 	} else {
-		printf(" the same on one QP alone:\n");
-		lat_print(&r, false);
 		printf(" ratio %d QPs/one %-7lu t_typical x%.2f   99.9%% x%.2f\n",
 		       o.nqp, size, a, b);
 	}
