@@ -7,7 +7,9 @@
  * pmr_progress).  One process, a RoCE device on a net_ring vdev that
  * receives its own frames (QPs connected to each other); what the port
  * took is read from the port's own counters (rte_eth_stats_get), not the
- * device's, which count frames as they are built.  Then, with N above 1:
+ * device's, which count frames as they are built.  With any N: posts
+ * made before an engine run applied the QPs' moves to RTS send nothing
+ * until it does, then each SEND once.  Then, with N above 1:
  * a list of N WRs in one post goes at once; posts on two QPs count
  * together and go in one pass; a post held longer than its QP's ACK
  * timeout starts its timer when it leaves (no timeout, nothing sent
@@ -112,6 +114,34 @@ static void complete(struct pmr_cq *cq, unsigned int n)
 	CHECK_EQ(vt_poll(cq, (int)n, wc, 2000), (int)n);
 	for (unsigned int i = 0; i < n; i++)
 		CHECK_WC(wc[i], PMR_WC_SUCCESS);
+}
+
+/* N posts straight after the QPs' moves to RTS, before any engine run:
+ * post_send's pass leaves a QP whose move the engine has not applied (its
+ * PSNs and indices not yet set from the new attributes) to that run, so
+ * nothing leaves until pmr_progress, and then each SEND once. */
+static void before_the_move_applies(unsigned int batch, uint8_t *buf,
+				    struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_roce_qp_stats qs;
+	struct vt_pair h;
+	uint64_t base;
+
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &h);
+	post_recvs(h.qp[1], batch, 800, buf, mr);
+	base = port_sent();
+	for (unsigned int i = 0; i < batch; i++)
+		CHECK_EQ(post_send16(h.qp[0], 800 + i, buf), 0);
+	EXPECT_EQ_MSG(port_sent() - base, 0, "%u posts before the engine "
+		      "applied the move to RTS", batch);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	EXPECT_EQ_MSG(port_sent() - base, batch, "after the engine run");
+	complete(h.scq[0], batch);
+	complete(h.rcq[1], batch);
+	CHECK_EQ(pmr_roce_qp_stats(h.qp[0], &qs), 0);
+	EXPECT_EQ(qs.retransmits, 0u);
+	vt_pair_destroy(&h);
 }
 
 /* N above 1: a list of N WRs in one post is sent by that post. */
@@ -258,6 +288,7 @@ int main(int argc, char **argv)
 	EXPECT_EQ(qs.retransmits, 0u);
 	printf("tx_batch=%u: %u SENDs, each completed once\n", batch,
 	       nsend);
+	before_the_move_applies(batch, buf, mr);
 	if (batch > 1) {
 		held_past_timeout(buf, mr);
 		list_at_once(batch, buf, mr);
