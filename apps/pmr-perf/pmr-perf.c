@@ -52,6 +52,13 @@
 #define RAW_DATA 8192
 #define RAW_PAD_MAX 128         /* --raw-pad */
 #define RAW_BURST 32
+#define ITERS_MAX 1000000000000000000ull   /* -n: 10^18 */
+#define DURATION_MAX 86400.0    /* -D: a day */
+#define QPS_MAX 16384           /* -q */
+#define DEPTH_MAX 16384         /* -t, -r: the RoCE device's max_qp_wr */
+#define INLINE_MAX 512          /* -I: the RoCE device's max inline data */
+#define CQ_MOD_MAX 16384        /* -Q (then at most the tx depth) */
+#define POST_LIST_MAX 256       /* -l */
 #define END_CHECK_SPINS (1u << 12)
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_ATOMIC };
@@ -1744,11 +1751,41 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 /* A raw stream's option (--raw-burst, --raw-pad): in lo..hi, and when
  * given, only for a bandwidth test that measures the raw port. */
-static void raw_opt_check(const char *name, int val, int lo, int hi,
-			  bool given)
+/*
+ * The value of option `name`'s argument: a decimal integer lo..hi, or a
+ * clear stop (no atoi(): "4x", "" or "1e6" are not 4, 0 or 1).
+ */
+static long long opt_int(const char *name, const char *arg, long long lo,
+			 long long hi)
 {
-	if (val < lo || val > hi)
-		die("bad %s: %d..%d", name, lo, hi);
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+		die("bad %s %s: an integer %lld..%lld", name, arg, lo, hi);
+	return v;
+}
+
+/* Seconds for option `name`: a number above 0, at most DURATION_MAX. */
+static double opt_seconds(const char *name, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
+	    v > DURATION_MAX)
+		die("bad %s %s: seconds, above 0 and at most %.0f", name, arg,
+		    DURATION_MAX);
+	return v;
+}
+
+/* --raw-burst and --raw-pad given where they mean nothing */
+static void raw_opt_check(const char *name, bool given)
+{
 	if (o.lat && given)
 		die("%s is for the bandwidth tests", name);
 	if (!o.raw && given)
@@ -1858,18 +1895,35 @@ static int parse_opts(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fh", lo,
 				NULL)) != -1) {
 		switch (c) {
-		case 's': o.size = strtoull(optarg, NULL, 0); size_set = true; break;
+		case 's':
+			o.size = (uint64_t)opt_int("-s", optarg, 0,
+						   (long long)MAX_MSG);
+			size_set = true;
+			break;
 		case 'a': o.all = true; break;
-		case 'n': o.iters = strtoull(optarg, NULL, 0); break;
-		case 'D': o.duration = atof(optarg); break;
-		case 'q': o.nqp = atoi(optarg); break;
-		case 't': o.tx_depth = atoi(optarg); break;
-		case 'r': o.rx_depth = atoi(optarg); rx_set = true; break;
-		case 'm': o.mtu = atoi(optarg); break;
-		case 'I': o.inl = atoi(optarg); break;
-		case 'Q': o.cq_mod = atoi(optarg); break;
-		case 'l': o.post_list = atoi(optarg); break;
-		case 'p': o.tcp_port = atoi(optarg); break;
+		case 'n':
+			o.iters = (uint64_t)opt_int("-n", optarg, 1,
+						    (long long)ITERS_MAX);
+			break;
+		case 'D': o.duration = opt_seconds("-D", optarg); break;
+		case 'q': o.nqp = (int)opt_int("-q", optarg, 1, QPS_MAX); break;
+		case 't':
+			o.tx_depth = (int)opt_int("-t", optarg, 1, DEPTH_MAX);
+			break;
+		case 'r':
+			o.rx_depth = (int)opt_int("-r", optarg, 1, DEPTH_MAX);
+			rx_set = true;
+			break;
+		case 'm': o.mtu = (int)opt_int("-m", optarg, 256, 4096); break;
+		case 'I': o.inl = (int)opt_int("-I", optarg, 0, INLINE_MAX); break;
+		case 'Q':
+			o.cq_mod = (int)opt_int("-Q", optarg, 1, CQ_MOD_MAX);
+			break;
+		case 'l':
+			o.post_list = (int)opt_int("-l", optarg, 1,
+						   POST_LIST_MAX);
+			break;
+		case 'p': o.tcp_port = (int)opt_int("-p", optarg, 1, 65535); break;
 		case 'F': break;
 		case 'c':
 			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;
@@ -1885,18 +1939,14 @@ static int parse_opts(int argc, char **argv)
 		case O_DEV: o.devargs = optarg; break;
 		case O_ONEQP: o.one_qp = true; break;
 		case O_RAWBURST:
-			o.raw_burst = atoi(optarg);
+			o.raw_burst = (int)opt_int("--raw-burst", optarg, 1,
+						   RAW_BURST);
 			o.raw_burst_set = true;
 			break;
-		case O_RAWPAD: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			/* not a number: out of range, rejected below */
-			o.raw_pad = *optarg == '\0' || *end != '\0' ||
-				    v < 0 || v > RAW_PAD_MAX ? -1 : (int)v;
+		case O_RAWPAD:
+			o.raw_pad = (int)opt_int("--raw-pad", optarg, 0,
+						 RAW_PAD_MAX);
 			break;
-		}
 		case O_PROGRESS:
 			if (strcmp(optarg, "inline") == 0) o.progress = PMR_PROGRESS_INLINE;
 			else if (strcmp(optarg, "service") == 0) o.progress = PMR_PROGRESS_SERVICE;
@@ -1928,28 +1978,18 @@ static void defaults(void)
 		o.cq_mod = o.lat ? 8 : 100;
 	if (o.cq_mod > o.tx_depth)
 		o.cq_mod = o.tx_depth;
-	if (o.post_list < 1 || o.post_list > 256)
-		die("bad -l: 1..256");
 	if (o.lat && o.post_list != 1)
 		die("-l is for the bandwidth tests (one message a round trip)");
-	raw_opt_check("--raw-burst", o.raw_burst, 1, RAW_BURST,
-		      o.raw_burst_set);
-	raw_opt_check("--raw-pad", o.raw_pad, 0, RAW_PAD_MAX, o.raw_pad != 0);
+	raw_opt_check("--raw-burst", o.raw_burst_set);
+	raw_opt_check("--raw-pad", o.raw_pad != 0);
 	if (o.inl < 0)
 		o.inl = o.lat ? 236 : 0;
-	if (o.inl > 512)
-		o.inl = 512;
 	if (o.op == OP_ATOMIC)
 		o.size = 8, o.all = false;
 	if (o.qpt != PMR_QPT_RC && (o.op == OP_READ || o.op == OP_ATOMIC))
 		die("%s needs RC", o.test);
 	if (o.qpt == PMR_QPT_UD && o.op != OP_SEND)
 		die("UD supports send only");
-	if (o.size > MAX_MSG)
-		die("bad -s %lu: at most %lu, the longest RDMA message", o.size,
-		    (unsigned long)MAX_MSG);
-	if (o.nqp < 1 || o.nqp > 16384)
-		die("bad -q");
 	if (o.one_qp && (!o.lat || o.nqp < 2 || o.raw == 1))
 		die("--one-qp-compare is for the latency tests with -q 2 or "
 		    "more, and RDMA (not --raw)");
@@ -1961,11 +2001,43 @@ static void defaults(void)
 		die("-D is for the bandwidth tests; give latency tests -n");
 }
 
+/*
+ * The run's parameters as the client sent them (sync_params()): NULL when
+ * each is one the client's own options could have given, else the first
+ * that is not.
+ */
+static const char *params_bad(void)
+{
+	if (o.size > MAX_MSG)
+		return "size";
+	if (o.iters < 1 || o.iters > ITERS_MAX)
+		return "iterations";
+	if (!(o.duration >= 0 && o.duration <= DURATION_MAX))
+		return "duration";
+	if (o.nqp < 1 || o.nqp > QPS_MAX)
+		return "QPs";
+	if (o.tx_depth < 1 || o.tx_depth > DEPTH_MAX ||
+	    o.rx_depth < 1 || o.rx_depth > DEPTH_MAX)
+		return "queue depth";
+	if (o.mtu != 0 && pmr_num_to_mtu(o.mtu) == 0)
+		return "MTU";
+	if (o.inl < 0 || o.inl > INLINE_MAX)
+		return "inline size";
+	if (o.cq_mod < 1 || o.cq_mod > o.tx_depth)
+		return "CQ moderation";
+	if (o.raw < 0 || o.raw > 2)
+		return "raw mode";
+	if (o.qpt != PMR_QPT_RC && o.qpt != PMR_QPT_UC && o.qpt != PMR_QPT_UD)
+		return "connection type";
+	return NULL;
+}
+
 /* The client dictates the run's parameters. */
 static void sync_params(void)
 {
 	char l[512], t[16];
 	int all, raw, qpt, one_qp;
+	const char *what;
 
 	if (!server) {
 		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d\n",
@@ -1985,6 +2057,9 @@ static void sync_params(void)
 	o.raw = raw;
 	o.qpt = qpt;
 	o.one_qp = one_qp;
+	what = params_bad();
+	if (what != NULL)
+		die("bad parameters from the client (%s): '%s'", what, l);
 }
 
 static int eal_init(int argc, char **argv)

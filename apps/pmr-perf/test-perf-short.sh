@@ -88,6 +88,64 @@ run_dies() {
 	fi
 }
 
+# png_ok FILE WHAT: FILE is a PNG picture
+png_ok() {
+	if [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ] ||
+	   [ "$(stat -c %s "$1")" -lt 1000 ]; then
+		echo "FAIL: $2: $1 is no PNG picture"
+		fail=1
+	fi
+}
+
+# bw_is FACTOR UNIT WHAT: the last run's bandwidth is in UNIT and is its
+# message rate (Mpps) x its size x FACTOR, within 1%
+bw_is() {
+	python3 - "$DIR/out" "$1" "$2" <<'PY' || { echo "FAIL: $3: bandwidth not in $2 or not rate x size"; fail=1; }
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '"mode":"rdma"' in l][0]
+want = r["msg_rate_mpps"] * r["bytes"] * float(sys.argv[2])
+sys.exit(r["unit"] != sys.argv[3] or abs(r["bw_avg"] - want) > 0.01 * want)
+PY
+}
+
+# bad_client WHAT LINE: a server whose client sends the run's parameters
+# LINE must stop, saying "bad parameters from the client (WHAT)"
+bad_client() {
+	local what=$1 line=$2 sock=$DIR/memif.sock p=$((port++)) rc=0
+	rm -f "$sock"
+	timeout 60 "$BIN" send_lat -p "$p" \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
+		-l 1 --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
+		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
+		>"$DIR/server.log" 2>&1 &
+	local spid=$!
+	python3 - "$p" "$line" <<'PY' || rc=1
+import socket, sys, time
+for _ in range(300):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("no server on port " + sys.argv[1])
+s.sendall((sys.argv[2] + "\n").encode())
+s.settimeout(10)
+s.recv(1)     # the server closes the connection when it stops
+PY
+	# (one that took them would wait for its client: it goes)
+	kill "$spid" 2>/dev/null
+	wait $spid && rc=1
+	if [ $rc -ne 0 ] ||
+	   ! grep -qF "pmr-perf: bad parameters from the client ($what)" "$DIR/server.log"; then
+		echo "FAIL: the server took '$line' (expected: bad $what)"
+		tail -3 "$DIR/server.log"
+		fail=1
+	else
+		echo "ok: the server refused '$line' ($what)"
+	fi
+}
+
 # reject MESSAGE ARGS...: options it must refuse with MESSAGE, before
 # any EAL or TCP set-up (no server runs, no port: anything accepted dies
 # later with another message)
@@ -104,10 +162,33 @@ reject() {
 }
 
 reject "bad -m 1500" send_lat -m 1500
+reject "bad -m 4x" send_lat -m 4x
 reject "bad -s 2147483649" send_bw -s 2147483649
+# every number whole and in range: nothing read as far as it parses
+# ("1e6" is not 1, "4x" not 4, "" not 0)
+reject "bad -s 4x" send_bw -s 4x
+reject "bad -s -1" send_bw -s -1
+reject "bad -n 1e6" send_lat -n 1e6
+reject "bad -n 0" send_lat -n 0
+reject "bad -n " send_lat -n ""
+reject "bad -D 0" send_bw -D 0
+reject "bad -D -1" send_bw -D -1
+reject "bad -D 1s" send_bw -D 1s
+reject "bad -D inf" send_bw -D inf
+reject "bad -q 0" send_lat -q 0
+reject "bad -q 16385" send_lat -q 16385
+reject "bad -t 0" send_bw -t 0
+reject "bad -t -1" send_bw -t -1
+reject "bad -r 16385" send_bw -r 16385
+reject "bad -I 513" send_lat -I 513
+reject "bad -I -1" send_lat -I -1
+reject "bad -Q 0" send_bw -Q 0
+reject "bad -p 65536" send_lat -p 65536
+reject "bad -p 0x10" send_lat -p 0x10
 reject "write_lat needs -s >= 1" write_lat -s 0
 reject "-D is for the bandwidth tests" send_lat -D 1
-reject "bad -l" send_bw -l 0
+reject "bad -l 0" send_bw -l 0
+reject "bad -l 257" send_bw -l 257
 reject "-l is for the bandwidth tests" send_lat -l 4
 reject "bad --raw-burst" send_bw --raw-burst 0
 reject "bad --raw-burst" send_bw --raw-burst 33
@@ -117,11 +198,29 @@ reject "--raw-burst needs --raw or --raw-compare" send_bw --raw-burst 32
 reject "bad --raw-pad" send_bw --raw-compare --raw-pad 129
 reject "bad --raw-pad" send_bw --raw-compare --raw-pad -1
 reject "bad --raw-pad" send_bw --raw-compare --raw-pad 4x
+reject "bad --raw-burst 4x" send_bw --raw-compare --raw-burst 4x
 reject "--raw-pad is for the bandwidth tests" send_lat --raw-compare --raw-pad 44
 reject "--raw-pad needs --raw or --raw-compare" send_bw --raw-pad 44
 reject "--one-qp-compare is for the latency tests" send_bw -q 2 --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat -q 4 --raw --one-qp-compare
+
+# a server takes the run's parameters from its client, and checks them
+# as the client's own options are checked: a client that sends others
+# gets no QP made of them.  The parameters: test, size, -a, iterations,
+# seconds, QPs, send and receive depth, MTU, inline size, CQ moderation,
+# raw mode, connection type (2: RC), --one-qp-compare.
+bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0"
+bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0"
+bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0"
+bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0"
+bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0"
+bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0"
+bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0"
+bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0"
+bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0"
 
 run send_lat -s 64 -n 2000 --raw-compare
 run write_lat -s 64 -n 2000 --raw-compare
@@ -171,6 +270,34 @@ for t in send_lat write_lat; do
 	expect '"mode":"qps_ratio","qps":64,"bytes":64,"t_typical_ratio":[0-9]' \
 		"$t --one-qp-compare: no qps_ratio line"
 done
+# -a: every size from 2 B to 8 MiB in turn, one result each, and with
+# --histogram one picture a size (FILE-SIZE.png); -F (perftest's CPU
+# frequency check) is taken and changes nothing
+run send_lat -a -n 20 -F --histogram "$DIR/h.png"
+got=$(sed -n 's/.*"mode":"rdma".*"bytes":\([0-9]*\),.*/\1/p' "$DIR/out" | tr '\n' ' ')
+want=$(for ((b = 2; b <= 8388608; b *= 2)); do printf '%d ' $b; done)
+[ "$got" = "$want" ] || { echo "FAIL: send_lat -a: sizes '$got'"; fail=1; }
+for b in $want; do
+	png_ok "$DIR/h-$b.png" "send_lat -a --histogram, $b bytes"
+done
+# one size: the picture FILE itself, pmrdma's and the raw port's samples,
+# and no data files left beside it
+run send_lat -s 64 -n 2000 --raw-compare --histogram "$DIR/one.png"
+png_ok "$DIR/one.png" "send_lat --histogram"
+if compgen -G "$DIR/*.dat" >/dev/null; then
+	echo "FAIL: --histogram left $(ls "$DIR"/*.dat)"
+	fail=1
+fi
+# bandwidth in MB/s (10^6 bytes) by default, Gb/s with --report_gbits:
+# the message rate times the size either way
+run write_bw -s 65536 -n 2000
+bw_is 1 "MB/sec" "write_bw"
+run write_bw -s 65536 -n 2000 --report_gbits
+bw_is 0.008 "Gb/sec" "write_bw --report_gbits"
+# -I: the inline size the QPs are made with (a send slot of 72 + 512
+# bytes, in 64-byte lines: 640; the verbs guide has the formula)
+run send_lat -s 64 -n 500 -I 512
+expect '"mode":"qp_mem".*"sq_slot":640,' "send_lat -I 512: no send slot of 640 bytes"
 run write_lat -c UC -s 64 -n 1000
 run send_lat -c UD -s 64 -n 1000
 exit $fail
