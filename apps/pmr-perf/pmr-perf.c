@@ -1749,8 +1749,6 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 /* ---- options --------------------------------------------------------------- */
 
-/* A raw stream's option (--raw-burst, --raw-pad): in lo..hi, and when
- * given, only for a bandwidth test that measures the raw port. */
 /*
  * The value of option `name`'s argument: a decimal integer lo..hi, or a
  * clear stop (no atoi(): "4x", "" or "1e6" are not 4, 0 or 1).
@@ -1783,7 +1781,8 @@ static double opt_seconds(const char *name, const char *arg)
 	return v;
 }
 
-/* --raw-burst and --raw-pad given where they mean nothing */
+/* A raw stream's option (--raw-burst, --raw-pad), when given: only for a
+ * bandwidth test that measures the raw port. */
 static void raw_opt_check(const char *name, bool given)
 {
 	if (o.lat && given)
