@@ -1027,9 +1027,13 @@ static void dev_create(void)
 		die("pmr_alloc_pd: %s", strerror(errno));
 }
 
+/* The largest message of the run: -s, or with -a 8 MiB (UD: the MTU, a
+ * UD message being one packet). */
 static uint64_t max_size(void)
 {
-	return o.all ? MAX_SIZE : o.size;
+	if (!o.all)
+		return o.size;
+	return o.qpt == PMR_QPT_UD ? (uint64_t)o.mtu : MAX_SIZE;
 }
 
 static void qps_create(void)
@@ -2007,7 +2011,8 @@ static void defaults(void)
  */
 static const char *params_bad(void)
 {
-	if (o.size > MAX_MSG)
+	if (o.size > MAX_MSG ||
+	    (o.qpt == PMR_QPT_UD && !o.all && o.size > (uint64_t)o.mtu))
 		return "size";
 	if (o.iters < 1 || o.iters > ITERS_MAX)
 		return "iterations";
@@ -2018,7 +2023,7 @@ static const char *params_bad(void)
 	if (o.tx_depth < 1 || o.tx_depth > DEPTH_MAX ||
 	    o.rx_depth < 1 || o.rx_depth > DEPTH_MAX)
 		return "queue depth";
-	if (o.mtu != 0 && pmr_num_to_mtu(o.mtu) == 0)
+	if (pmr_num_to_mtu(o.mtu) == 0)     /* (a client always sends one) */
 		return "MTU";
 	if (o.inl < 0 || o.inl > INLINE_MAX)
 		return "inline size";
@@ -2118,20 +2123,24 @@ int main(int argc, char **argv)
 	server = o.host == NULL;
 	if (!server)
 		defaults();       /* bad options fail before EAL and TCP */
+	parse_devargs();
+	if (!server && o.mtu == 0)
+		o.mtu = dev_mtu;
+	if (!server && o.qpt == PMR_QPT_UD && !o.all &&
+	    o.size > (uint64_t)o.mtu)
+		die("bad -s %lu: a UD message is one packet, at most the MTU "
+		    "(%d)", o.size, o.mtu);
 	srand48((long)getpid() ^ (long)time(NULL));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	eal_init(argc, argv);
 	hz = rte_get_tsc_hz();
-	parse_devargs();
 	if (!rte_eth_dev_is_valid_port(port_id))
 		die("no ethdev port %u (EAL arguments: a --vdev?)", port_id);
 
 	tcp_open();
-	if (!server && o.mtu == 0)
-		o.mtu = dev_mtu;
 	sync_params();
 	if (o.all) {
-		for (uint64_t s = 2; s <= MAX_SIZE; s *= 2)
+		for (uint64_t s = 2; s <= max_size(); s *= 2)
 			sizes[nsizes++] = s;
 	} else {
 		sizes[nsizes++] = o.size;

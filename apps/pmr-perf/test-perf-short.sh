@@ -185,6 +185,13 @@ reject "bad -I -1" send_lat -I -1
 reject "bad -Q 0" send_bw -Q 0
 reject "bad -p 65536" send_lat -p 65536
 reject "bad -p 0x10" send_lat -p 0x10
+# a UD message is one packet: at most the MTU, -m's or the device's
+reject "bad -s 2048: a UD message is one packet, at most the MTU (1024)" \
+	send_lat -c UD -s 2048 --dev port=0,ipv4=10.0.0.2
+reject "bad -s 4096: a UD message is one packet, at most the MTU (2048)" \
+	send_bw -c UD -s 4096 --dev port=0,ipv4=10.0.0.2,mtu=2048
+reject "bad -s 2048: a UD message is one packet, at most the MTU (1024)" \
+	send_bw -c UD -s 2048 -m 1024 --dev port=0,ipv4=10.0.0.2,mtu=4096
 reject "write_lat needs -s >= 1" write_lat -s 0
 reject "-D is for the bandwidth tests" send_lat -D 1
 reject "bad -l 0" send_bw -l 0
@@ -217,6 +224,9 @@ bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0"
 bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0"
 bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0"
 bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0"
+# (4: UD, whose message is one packet)
+bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0"
 bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0"
 bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0"
 bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0"
@@ -300,4 +310,9 @@ run send_lat -s 64 -n 500 -I 512
 expect '"mode":"qp_mem".*"sq_slot":640,' "send_lat -I 512: no send slot of 640 bytes"
 run write_lat -c UC -s 64 -n 1000
 run send_lat -c UD -s 64 -n 1000
+# UD with -a: the sizes up to the MTU (1024, the device's here), no more
+run send_lat -c UD -a -n 20
+got=$(sed -n 's/.*"mode":"rdma".*"bytes":\([0-9]*\),.*/\1/p' "$DIR/out" | tr '\n' ' ')
+[ "$got" = "2 4 8 16 32 64 128 256 512 1024 " ] ||
+	{ echo "FAIL: send_lat -c UD -a: sizes '$got'"; fail=1; }
 exit $fail
