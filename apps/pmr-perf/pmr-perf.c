@@ -949,6 +949,8 @@ struct rqp {
 	uint32_t out;            /* outstanding send WRs */
 	uint32_t unsig;          /* posted since the last signaled one */
 	uint64_t cnt;
+	uint64_t left;           /* bandwidth tests with -n: WRs still to
+				  * post on this QP (its share of -n) */
 };
 
 static struct pmr_pd *pd;
@@ -1616,6 +1618,10 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		wr_fill(&wrs[i], &sges[i], &qps[i], size);
 		qps[i].out = 0;
 		qps[i].unsig = 0;
+		/* -n shared out, each QP's last WR signaled: exactly -n
+		 * messages, none posted to retire an unsignaled tail */
+		qps[i].left = iters / (uint64_t)o.nqp +
+			      ((uint64_t)i < iters % (uint64_t)o.nqp);
 	}
 	if (server) {
 		if (o.op == OP_SEND) {
@@ -1671,17 +1677,19 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 				struct rqp *q = &qps[i];
 
 				while (q->out < (uint32_t)o.tx_depth &&
-				       (timed || posted < iters)) {
+				       (timed || q->left > 0)) {
 					uint64_t k = (uint64_t)o.post_list;
 					bool last;
 
 					if (k > (uint64_t)o.tx_depth - q->out)
 						k = (uint64_t)o.tx_depth - q->out;
-					if (!timed && k > iters - posted)
-						k = iters - posted;
-					last = !timed && posted + k == iters;
+					if (!timed && k > q->left)
+						k = q->left;
+					last = !timed && k == q->left;
 					post_chain(q, i, &wrs[i], (int)k, last);
 					posted += k;
+					if (!timed)
+						q->left -= k;
 				}
 			}
 		}
@@ -1700,15 +1708,6 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			smp[ns].tsc = rte_rdtsc();
 			smp[ns].done = done;
 			ns++;
-		}
-		if (!more && !timed && done < posted) {
-			/* unsignaled tails: force out per QP (only at the end) */
-			for (int i = 0; i < o.nqp; i++)
-				if (qps[i].unsig && qps[i].out == qps[i].unsig &&
-				    qps[i].out < (uint32_t)o.tx_depth) {
-					post_one(&qps[i], i, &wrs[i], true);
-					posted++;
-				}
 		}
 		if (timed && !more) {
 			for (int i = 0; i < o.nqp; i++)

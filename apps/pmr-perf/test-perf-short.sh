@@ -251,6 +251,12 @@ run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32}' \
 	'send_bw -l 32: no "post_list":32 in its JSON'
 run write_bw -s 65536 -m 4096 -D 0.5 --raw-compare
+# -n messages exactly, shared out over the QPs (2003 over 4 QPs, in lists
+# of 8): none more to retire a QP's unsignaled tail
+run send_bw -s 64 -q 4 -l 8 -n 2003
+expect '"mode":"rdma".*"iterations":2003,' "send_bw -q 4 -l 8 -n 2003: not 2003 messages"
+run write_bw -s 64 -q 3 -n 100
+expect '"mode":"rdma".*"iterations":100,' "write_bw -q 3 -n 100: not 100 messages"
 # messages of 0 bytes: a message rate, no bandwidth to compare (the raw
 # stream sends one empty frame a message)
 run send_bw -s 0 -n 2000 --raw-compare
