@@ -370,15 +370,26 @@ static void lat_header(bool raw)
 
 /* A latency result: a row of the table, or with --json an object of the
  * given mode and number of QPs. */
+/* The progress mode, as --progress names it. */
+static const char *progress_name(void)
+{
+	return o.progress == PMR_PROGRESS_SERVICE ? "service" :
+	       o.progress == PMR_PROGRESS_MANUAL ? "manual" : "inline";
+}
+
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
 	if (o.json) {
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"t_min\":%.3f,\"t_max\":%.3f,"
 		       "\"t_typical\":%.3f,\"t_avg\":%.3f,\"t_stdev\":%.3f,"
-		       "\"p99\":%.3f,\"p99_9\":%.3f}\n", o.test, mode,
+		       "\"p99\":%.3f,\"p99_9\":%.3f", o.test, mode,
 		       nqp, r->bytes, r->iters, r->min, r->max, r->typ,
 		       r->avg, r->sd, r->p99, r->p999);
+		/* RDMA results: the engine's progress mode */
+		if (strcmp(mode, "raw") != 0)
+			printf(",\"progress\":\"%s\"", progress_name());
+		printf("}\n");
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
 		       r->bytes, r->iters, r->min, r->max, r->typ, r->avg,
@@ -424,7 +435,8 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       bw_unit(r->peak), bw_unit(r->avg),
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		if (!raw)
-			printf(",\"post_list\":%d", o.post_list);
+			printf(",\"progress\":\"%s\",\"post_list\":%d",
+			       progress_name(), o.post_list);
 		else if (!server)	/* the sender's: the client's */
 			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
 			       "\"raw_pad\":%d,\"raw_frame_max\":%u",

@@ -28,20 +28,24 @@ expect() {
 
 # pair ARGS...: a server and a client with ARGS over a fresh memif socket;
 # the client's output in $DIR/out, its errors in $DIR/client.err.
+# SERVICE=1: both with a service lcore (lcore 1, each on CPUs 0 and 1).
 # @return 0 when both ended well
 pair() {
-	local sock=$DIR/memif.sock p=$((port++)) rc
+	local sock=$DIR/memif.sock p=$((port++)) rc devx='' ls=1 lc=0
+	if [ "${SERVICE:-0}" = 1 ]; then
+		devx=,service_lcore=1 ls=0,1 lc=0,1
+	fi
 	rm -f "$sock"
 	timeout 60 "$BIN" "$@" -p "$p" --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
-		-l 1 --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$devx -- \
+		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
 		>"$DIR/server.log" 2>&1 &
 	local spid=$!
 	sleep 0.3
 	timeout 60 "$BIN" "$@" -p "$p" --json 127.0.0.1 \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- \
-		-l 0 --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$devx -- \
+		-l $lc --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192" \
 		>"$DIR/out" 2>"$DIR/client.err"
 	rc=$?
@@ -233,6 +237,7 @@ bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0"
 bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0"
 
 run send_lat -s 64 -n 2000 --raw-compare
+expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
 run atomic_lat -n 2000 --raw-compare
@@ -246,7 +251,18 @@ expect '"mode":"raw".*"raw_burst":32,"raw_burst_max":32,"raw_pad":0,"raw_frame_m
 run send_bw -s 64 -D 0.5 --raw-compare --raw-burst 1 --raw-pad 44
 expect '"mode":"raw".*"raw_burst":1,"raw_burst_max":1,"raw_pad":44,"raw_frame_max":122}' \
 	"--raw-burst 1 --raw-pad 44: not one frame of 122 bytes per burst"
+# the progress mode each RDMA result was measured in
 run send_bw -s 64 -t 512 -Q 64 -D 0.5 --progress manual
+expect '"mode":"rdma".*"progress":"manual"' "send_bw --progress manual: not in manual mode"
+run send_lat -s 64 -n 1000 --progress manual
+expect '"mode":"rdma".*"progress":"manual"' "send_lat --progress manual: not in manual mode"
+# service progress: the engine on its own lcore.  Four pollers on two
+# CPUs take turns at the scheduler's pace (milliseconds a message), so
+# few messages: this checks that the mode runs, not its speed
+SERVICE=1 run send_lat -s 64 -n 100 --progress service
+expect '"mode":"rdma".*"progress":"service"' "send_lat --progress service: not in service mode"
+SERVICE=1 run send_bw -s 64 -n 2000 --progress service
+expect '"mode":"rdma".*"progress":"service"' "send_bw --progress service: not in service mode"
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32}' \
 	'send_bw -l 32: no "post_list":32 in its JSON'
