@@ -415,9 +415,11 @@ static void bw_header(bool raw)
 	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u, u);
 }
 
+/* A bandwidth of mbs x 10^6 bytes a second in perftest's units: MB/sec
+ * of 2^20 bytes, or with --report_gbits Gb/sec of 10^9 bits. */
 static double bw_unit(double mbs)
 {
-	return o.gbits ? mbs * 8 / 1000 : mbs;
+	return o.gbits ? mbs * 8 / 1000 : mbs * 1e6 / 1048576;
 }
 
 static void bw_print(const struct bw_res *r, bool raw)
@@ -1827,7 +1829,8 @@ static void usage(void)
 "  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
-"      --report_gbits    bandwidth in Gb/s\n"
+"      --report_gbits    bandwidth in Gb/sec (10^9 bits), not MB/sec\n"
+"                        (2^20 bytes, as perftest's)\n"
 "      --progress M      inline (default), service or manual\n"
 "      --json            one JSON object per result (the client ends with\n"
 "                        the memory its QPs hold, \"mode\":\"qp_mem\",\n"
