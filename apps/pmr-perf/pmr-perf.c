@@ -368,8 +368,6 @@ static void lat_header(bool raw)
 	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 }
 
-/* A latency result: a row of the table, or with --json an object of the
- * given mode and number of QPs. */
 /* The progress mode, as --progress names it. */
 static const char *progress_name(void)
 {
@@ -377,6 +375,8 @@ static const char *progress_name(void)
 	       o.progress == PMR_PROGRESS_MANUAL ? "manual" : "inline";
 }
 
+/* A latency result: a row of the table, or with --json an object of the
+ * given mode and number of QPs. */
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
 	if (o.json) {
