@@ -5,8 +5,10 @@
 # same run where the test has one (--raw-compare below).  Fails if a run
 # fails or reports no (or a non-positive) result, pmrdma's or, with
 # --raw-compare, the raw port's (a message rate: 0-byte messages have no
-# bandwidth), or an option is not refused as it should be; it does not
-# judge the numbers (bench/run.sh does that).
+# bandwidth), an option or a client's parameter is not refused as it
+# should be, or an option does not do what it says (sizes of -a, pictures
+# of --histogram, units of the bandwidth, inline size, progress mode, -n
+# over several QPs); it does not judge speed (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
