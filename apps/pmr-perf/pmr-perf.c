@@ -164,6 +164,38 @@ static void stall_check(uint64_t since, const char *where)
 	exit(1);
 }
 
+/*
+ * The value of option `name`'s argument: a decimal integer lo..hi, or a
+ * clear stop (no atoi(): "4x", "" or "1e6" are not 4, 0 or 1).
+ */
+static long long opt_int(const char *name, const char *arg, long long lo,
+			 long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+		die("bad %s %s: an integer %lld..%lld", name, arg, lo, hi);
+	return v;
+}
+
+/* Seconds for option `name`: a number above 0, at most DURATION_MAX. */
+static double opt_seconds(const char *name, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
+	    v > DURATION_MAX)
+		die("bad %s %s: seconds, above 0 and at most %.0f", name, arg,
+		    DURATION_MAX);
+	return v;
+}
+
 /* ---- TCP control channel ---------------------------------------------- */
 
 static char lbuf[1 << 16];
@@ -714,7 +746,7 @@ static int raw_rx_copy(uint8_t *dst, uint32_t cap, uint32_t *len)
 
 static uint32_t frag_size(void)
 {
-	return (uint32_t)(o.mtu ? o.mtu : 1024);
+	return (uint32_t)o.mtu;
 }
 
 /* Send a message of `size` bytes as its nfr frames of at most frag bytes,
@@ -976,7 +1008,7 @@ static size_t slot;              /* bytes per QP: lbuf then rbuf */
 static struct pmr_ah *ud_ah;
 
 static char devargs[1024];
-static int dev_mtu;
+static int dev_mtu = 1024;      /* --dev's mtu=, the device's default */
 
 static void parse_devargs(void)
 {
@@ -992,7 +1024,12 @@ static void parse_devargs(void)
 	p = strstr(devargs, "port=");
 	port_id = p ? (uint16_t)atoi(p + 5) : 0;
 	p = strstr(devargs, "mtu=");
-	dev_mtu = p ? atoi(p + 4) : 1024;
+	if (p != NULL) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%.*s", (int)strcspn(p + 4, ","), p + 4);
+		dev_mtu = (int)opt_int("mtu (--dev)", v, 256, 4096);
+	}
 }
 
 /* Replace or add key=val in devargs. */
@@ -1014,12 +1051,9 @@ static void set_arg(const char *key, const char *val)
 static void dev_create(void)
 {
 	char mtu[16];
-	struct pmr_port_attr pa;
 
-	if (o.mtu) {
-		snprintf(mtu, sizeof(mtu), "%d", o.mtu);
-		set_arg("mtu", mtu);
-	}
+	snprintf(mtu, sizeof(mtu), "%d", o.mtu);
+	set_arg("mtu", mtu);
 	if (o.progress == PMR_PROGRESS_SERVICE)
 		set_arg("progress", "service");
 	dev = pmr_device_create("roce", devargs);
@@ -1035,9 +1069,6 @@ static void dev_create(void)
 		if (ret)
 			die("pmr_set_progress_mode: %s", strerror(ret));
 	}
-	pmr_query_port(ctx, 1, &pa);
-	if (o.mtu == 0)
-		o.mtu = pmr_mtu_to_num(pa.active_mtu);
 	pd = pmr_alloc_pd(ctx);
 	if (pd == NULL)
 		die("pmr_alloc_pd: %s", strerror(errno));
@@ -1766,38 +1797,6 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 /* ---- options --------------------------------------------------------------- */
 
-/*
- * The value of option `name`'s argument: a decimal integer lo..hi, or a
- * clear stop (no atoi(): "4x", "" or "1e6" are not 4, 0 or 1).
- */
-static long long opt_int(const char *name, const char *arg, long long lo,
-			 long long hi)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
-		die("bad %s %s: an integer %lld..%lld", name, arg, lo, hi);
-	return v;
-}
-
-/* Seconds for option `name`: a number above 0, at most DURATION_MAX. */
-static double opt_seconds(const char *name, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
-	    v > DURATION_MAX)
-		die("bad %s %s: seconds, above 0 and at most %.0f", name, arg,
-		    DURATION_MAX);
-	return v;
-}
-
 /* A raw stream's option (--raw-burst, --raw-pad), when given: only for a
  * bandwidth test that measures the raw port. */
 static void raw_opt_check(const char *name, bool given)
@@ -2018,6 +2017,12 @@ static void defaults(void)
 		die("-D is for the bandwidth tests; give latency tests -n");
 }
 
+/* A UD message is one packet: -s at most the MTU (-a stops there). */
+static bool ud_too_long(void)
+{
+	return o.qpt == PMR_QPT_UD && !o.all && o.size > (uint64_t)o.mtu;
+}
+
 /*
  * The run's parameters as the client sent them (sync_params()): NULL when
  * each is one the client's own options could have given, else the first
@@ -2025,8 +2030,7 @@ static void defaults(void)
  */
 static const char *params_bad(void)
 {
-	if (o.size > MAX_MSG ||
-	    (o.qpt == PMR_QPT_UD && !o.all && o.size > (uint64_t)o.mtu))
+	if (o.size > MAX_MSG || ud_too_long())
 		return "size";
 	if (o.iters < 1 || o.iters > ITERS_MAX)
 		return "iterations";
@@ -2138,10 +2142,14 @@ int main(int argc, char **argv)
 	if (!server)
 		defaults();       /* bad options fail before EAL and TCP */
 	parse_devargs();
+	/* the client's MTU, -m's or the device's, goes to the server: every
+	 * run has one from here on */
 	if (!server && o.mtu == 0)
 		o.mtu = dev_mtu;
-	if (!server && o.qpt == PMR_QPT_UD && !o.all &&
-	    o.size > (uint64_t)o.mtu)
+	if (!server && pmr_num_to_mtu(o.mtu) == 0)
+		die("bad mtu=%d in the device arguments: 256, 512, 1024, 2048 "
+		    "or 4096", o.mtu);
+	if (!server && ud_too_long())
 		die("bad -s %lu: a UD message is one packet, at most the MTU "
 		    "(%d)", o.size, o.mtu);
 	srand48((long)getpid() ^ (long)time(NULL));

@@ -191,6 +191,10 @@ reject "bad -I -1" send_lat -I -1
 reject "bad -Q 0" send_bw -Q 0
 reject "bad -p 65536" send_lat -p 65536
 reject "bad -p 0x10" send_lat -p 0x10
+# the MTU the client sends its server: -m's, else the device's mtu=
+reject "bad mtu (--dev) 4x" send_lat --dev port=0,ipv4=10.0.0.2,mtu=4x
+reject "bad mtu=1500 in the device arguments" send_lat \
+	--dev port=0,ipv4=10.0.0.2,mtu=1500
 # a UD message is one packet: at most the MTU, -m's or the device's
 reject "bad -s 2048: a UD message is one packet, at most the MTU (1024)" \
 	send_lat -c UD -s 2048 --dev port=0,ipv4=10.0.0.2
