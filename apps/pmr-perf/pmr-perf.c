@@ -435,6 +435,35 @@ static void lat_print(const struct lat_res *r, bool raw)
 	lat_print_as(r, mode_name(raw), o.nqp);
 }
 
+/*
+ * r's t_typical and 99.9th percentile as ratios to ref's: with --json an
+ * object of `mode` (with vs_typ, r's 99.9th percentile against ref's
+ * t_typical too), else a line saying what is compared.
+ */
+static void lat_ratio_print(const char *mode, const char *what,
+			    uint64_t size, const struct lat_res *r,
+			    const struct lat_res *ref, bool vs_typ)
+{
+	double a = r->typ / ref->typ, b = r->p999 / ref->p999;
+	double c = r->p999 / ref->typ;
+
+	if (o.json) {
+		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,"
+		       "\"bytes\":%lu,\"t_typical_ratio\":%.3f,"
+		       "\"p99_9_ratio\":%.3f", o.test, mode, o.nqp, size, a, b);
+		if (vs_typ)
+			printf(",\"p99_9_vs_raw_typical\":%.3f", c);
+		printf("}\n");
+	} else {
+		printf(" ratio %-11s %-7lu t_typical x%.2f   99.9%% x%.2f", what,
+		       size, a, b);
+		if (vs_typ)
+			printf("   (99.9%% / raw t_typical x%.2f)", c);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
 static void bw_header(bool raw)
 {
 	const char *u = o.gbits ? "Gb/sec" : "MB/sec";
@@ -1621,24 +1650,16 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 {
 	struct lat_res r;
 	double *smp = rdma_lat(size, iters, iters / 10 + 10, 1, &r);
-	double a, b;
+	char what[32];
 
+	free(smp);
 	if (server)
 		return;
-	a = many->typ / r.typ;
-	b = many->p999 / r.p999;
 	if (!o.json)
 		printf(" the same on one QP alone:\n");
 	lat_print_as(&r, "one_qp", 1);
-	if (o.json) {
-		printf("{\"test\":\"%s\",\"mode\":\"qps_ratio\",\"qps\":%d,"
-		       "\"bytes\":%lu,\"t_typical_ratio\":%.3f,"
-		       "\"p99_9_ratio\":%.3f}\n", o.test, o.nqp, size, a, b);
-	} else {
-		printf(" ratio %d QPs/one %-7lu t_typical x%.2f   99.9%% x%.2f\n",
-		       o.nqp, size, a, b);
-	}
-	free(smp);
+	snprintf(what, sizeof(what), "%d QPs/one", o.nqp);
+	lat_ratio_print("qps_ratio", what, size, many, &r, false);
 }
 
 /* ---- bandwidth tests ------------------------------------------------------ */
@@ -2230,18 +2251,9 @@ int main(int argc, char **argv)
 				lat_print(&r, false);
 				histogram(smp, r.iters, raw_s[k], raw_n[k], s,
 					  nsizes > 1);
-				if (o.raw == 2) {
-					double a = r.typ / raw_lr[k].typ;
-					double b = r.p999 / raw_lr[k].p999;
-
-					if (o.json)
-						printf("{\"test\":\"%s\",\"mode\":\"ratio\",\"qps\":%d,\"bytes\":%lu,\"t_typical_ratio\":%.3f,\"p99_9_ratio\":%.3f,\"p99_9_vs_raw_typical\":%.3f}\n",
-						       o.test, o.nqp, s, a, b,
-						       r.p999 / raw_lr[k].typ);
-					else
-						printf(" ratio pmrdma/raw  %-7lu t_typical x%.2f   99.9%% x%.2f   (99.9%% / raw t_typical x%.2f)\n",
-						       s, a, b, r.p999 / raw_lr[k].typ);
-				}
+				if (o.raw == 2)
+					lat_ratio_print("ratio", "pmrdma/raw", s,
+							&r, &raw_lr[k], true);
 			}
 			free(smp);
 			if (o.one_qp)
