@@ -574,26 +574,6 @@ static unsigned int kick_qp(struct roce_dev *d, struct roce_qp *rq,
 	return done;
 }
 
-/*
- * post_send's doorbell in inline mode: send what was just posted to qp,
- * without a receive burst (poll_cq does that) and without visiting other
- * QPs or doorbells (the next progress call does).  The QP stays on the
- * active list for progress to finish with.  No gen++: an ACK owed waits
- * for the next progress call, so the frame just posted leaves alone, ahead
- * of it (in a ping-pong the peer takes in the reply without the ACK in
- * front of it, and this side builds the ACK while the peer works on the
- * reply).  Where a transmit burst costs a system call or a doorbell
- * (ack_with_reply), the ACK follows the reply in the same burst instead.
- *
- * With tx_batch=N above 1 a post only counts.  Once N wait (posts since
- * the last pass that built, on any QP, with the frames queued; or WRs not
- * yet built on the posting QP), every QP with work is visited as this one
- * would be (kick_all()), and all of it leaves in one burst, as a post of
- * a list would;
- * fewer wait for the next engine run or the post that makes N.  A QP
- * other than the one posting arms its timers at the next engine run
- * (roce_req_arm(): later rather than earlier).
- */
 /* tx_batch above 1: every QP with work visited as post_kick() visits its
  * own, each its share the batch at least (a QP that posted it all sends
  * it).  Out of line: the default path stays as small as it was. */
@@ -611,6 +591,26 @@ static __rte_noinline unsigned int kick_all(struct roce_dev *d,
 	return done;
 }
 
+/*
+ * post_send's doorbell in inline mode: send what was just posted to qp,
+ * without a receive burst (poll_cq does that) and without visiting other
+ * QPs or doorbells (the next progress call does).  The QP stays on the
+ * active list for progress to finish with.  No gen++: an ACK owed waits
+ * for the next progress call, so the frame just posted leaves alone, ahead
+ * of it (in a ping-pong the peer takes in the reply without the ACK in
+ * front of it, and this side builds the ACK while the peer works on the
+ * reply).  Where a transmit burst costs a system call or a doorbell
+ * (ack_with_reply), the ACK follows the reply in the same burst instead.
+ *
+ * With tx_batch=N above 1 a post only counts.  Once N wait (posts since
+ * the last pass that built, on any QP, with the frames queued; or WRs not
+ * yet built on the posting QP), every QP with work is visited as this one
+ * would be (kick_all()), and all of it leaves in one burst, as a post of
+ * a list would; fewer wait for the next engine run or the post that
+ * makes N.  A QP
+ * other than the one posting arms its timers at the next engine run
+ * (roce_req_arm(): later rather than earlier).
+ */
 static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
 {
