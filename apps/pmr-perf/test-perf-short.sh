@@ -60,6 +60,7 @@ run() {
 	pair "$@" || rc=1
 	local modes=(rdma) m bad=0
 	[[ " $* " == *" --raw-compare "* ]] && modes+=(raw)
+	[[ " $* " == *" --raw "* ]] && modes=(raw)
 	for m in "${modes[@]}"; do
 		# a result, and bandwidth wherever the messages carry bytes
 		if ! grep -q "\"mode\":\"$m\"" "$out" ||
@@ -336,6 +337,15 @@ bw_is 0.008 "Gb/sec" "write_bw --report_gbits"
 # bytes, in 64-byte lines: 640; the verbs guide has the formula)
 run send_lat -s 64 -n 500 -I 512
 expect '"mode":"qp_mem".*"sq_slot":640,' "send_lat -I 512: no send slot of 640 bytes"
+# -r: the receive queue's depth
+run send_bw -s 64 -n 2000 -r 64
+expect '"mode":"qp_mem".*"rq_slots":64,' "send_bw -r 64: no receive queue of 64"
+# --raw: the raw port alone, no RDMA result and no QPs
+run send_lat -s 64 -n 2000 --raw
+if grep -q '"mode":"\(rdma\|qp_mem\)"' "$DIR/out"; then
+	echo "FAIL: send_lat --raw made an RDMA result or QPs"
+	fail=1
+fi
 run write_lat -c UC -s 64 -n 1000
 run send_lat -c UD -s 64 -n 1000
 # UD with -a: the sizes up to the MTU (1024, the device's here), no more
