@@ -13,7 +13,8 @@
  * a list of N WRs in one post goes at once; posts on two QPs count
  * together and go in one pass; a post held longer than its QP's ACK
  * timeout starts its timer when it leaves (no timeout, nothing sent
- * again); a post held when its QP is destroyed is never built or sent.
+ * again); a post held when its QP is destroyed is never built or sent,
+ * and still counts towards the next pass.
  *
  *   tx_batch N      N: the device's tx_batch (1, the default, sends every
  *                   post's frames at once: the control of the others)
@@ -205,6 +206,35 @@ static void two_qps(unsigned int batch, uint8_t *buf, struct pmr_mr *mr)
 	vt_pair_destroy(&b);
 }
 
+/* N above 2: the posts of a QP destroyed before the pass still count
+ * towards N (roce.rst), so the pass comes that many posts early: a post
+ * on a QP then destroyed, and N - 1 posts on another, of which the last
+ * makes the pass (N - 2 do not). */
+static void destroyed_posts_count(unsigned int batch, uint8_t *buf,
+				  struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct vt_pair a, b;
+	uint64_t base;
+
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &a);
+	vt_pair(&v, PMR_QPT_RC, &o, 1, &b);
+	post_recvs(b.qp[1], batch - 1, 900, buf, mr);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	base = port_sent();
+	CHECK_EQ(post_send16(a.qp[0], 950, buf), 0);
+	vt_pair_destroy(&a);
+	for (unsigned int i = 0; i + 1 < batch; i++) {
+		CHECK_EQ(post_send16(b.qp[0], 900 + i, buf), 0);
+		EXPECT_EQ_MSG(port_sent() - base, i + 2 < batch ? 0u : batch - 1,
+			      "after post %u on the second QP, the first "
+			      "destroyed with one post", i + 1);
+	}
+	complete(b.scq[0], batch - 1);
+	complete(b.rcq[1], batch - 1);
+	vt_pair_destroy(&b);
+}
+
 int main(int argc, char **argv)
 {
 	enum { LEN = 16 };
@@ -294,6 +324,8 @@ int main(int argc, char **argv)
 		list_at_once(batch, buf, mr);
 		two_qps(batch, buf, mr);
 	}
+	if (batch > 2)
+		destroyed_posts_count(batch, buf, mr);
 
 	/* a post, then the QPs destroyed: the frame goes at once with
 	 * N = 1; with N above 1 the WR goes with its QP, never built, as
