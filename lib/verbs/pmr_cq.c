@@ -299,8 +299,7 @@ static uint32_t pow2_at_least(uint32_t n)
 static struct pmr_cqe *cq_ring_alloc(uint32_t size)
 {
 	return aligned_alloc(PMR_CACHE_LINE,
-			     (size * sizeof(struct pmr_cqe) + PMR_CACHE_LINE - 1) &
-			     ~(size_t)(PMR_CACHE_LINE - 1));
+			     pmr_line_ceil(size * sizeof(struct pmr_cqe)));
 }
 
 static inline uint8_t cq_owner(uint32_t idx, uint32_t shift)

@@ -34,6 +34,13 @@
 
 #define PMR_CACHE_LINE 64
 #define PMR_MAX_DEVICES 16
+
+/* n bytes rounded up to whole cache lines (aligned_alloc(PMR_CACHE_LINE,
+ * ...) wants a multiple of the alignment). */
+static inline size_t pmr_line_ceil(size_t n)
+{
+	return (n + PMR_CACHE_LINE - 1) & ~(size_t)(PMR_CACHE_LINE - 1);
+}
 #define PMR_MAX_QP 16384          /* per device */
 #define PMR_QPN_BASE 0x11         /* first QP number, as soft-RoCE */
 #define PMR_MAX_MR 65536          /* per device */

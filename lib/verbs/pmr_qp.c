@@ -223,8 +223,7 @@ static int wq_init(struct pmr_wq *wq, uint32_t max_wr, uint32_t hdr,
 		body = max_inline;
 	wq->size = pow2_at_least(max_wr ? max_wr : 1);
 	wq->mask = wq->size - 1;
-	wq->slot_size = (hdr + body + PMR_CACHE_LINE - 1) &
-			~(uint32_t)(PMR_CACHE_LINE - 1);
+	wq->slot_size = (uint32_t)pmr_line_ceil(hdr + body);
 	wq->max_wr = wq->size;
 	wq->max_sge = (wq->slot_size - hdr) / sizeof(struct pmr_sge);
 	if (wq->max_sge > PMR_MAX_SGE)
@@ -690,10 +689,8 @@ PMR_EXPORT struct pmr_qp *pmr_create_qp(struct pmr_pd *pd,
 	}
 	ctx = pmr_ctx_obj(pd->context);
 	dev = ctx->dev;
-	/* the driver's QP state, when it asks, in the same block, next
-	 * (aligned_alloc wants a multiple of the alignment) */
-	size = sizeof(*qp) + (dev->drv->qp_priv_size + PMR_CACHE_LINE - 1) /
-	       PMR_CACHE_LINE * PMR_CACHE_LINE;
+	/* the driver's QP state, when it asks, in the same block, next */
+	size = sizeof(*qp) + pmr_line_ceil(dev->drv->qp_priv_size);
 	qp = aligned_alloc(PMR_CACHE_LINE, size);
 	if (qp == NULL) {
 		errno = ENOMEM;
