@@ -41,6 +41,9 @@ extern int roce_logtype;
 					 * when the ACK timeout is infinite */
 #define ROCE_ARP_RETRY_MS 200
 #define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
+#define ROCE_WHEEL_SLOTS 1024           /* timer wheel: slots (a power of 2) */
+#define ROCE_WHEEL_SLOT_NS 16000        /* and the time a slot covers, at
+					 * least (a power of 2 TSC cycles) */
 
 /* ack=: where an ACK owed goes when the application posts (roce.rst) */
 enum { ROCE_ACK_AUTO, ROCE_ACK_SEPARATE, ROCE_ACK_WITH_REPLY };
@@ -83,9 +86,16 @@ struct roce_dev {
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */
-	struct pmr_list timed;            /* QPs waiting only for a timer */
-	uint64_t next_deadline;           /* TSC: the earliest in `timed` (or
-					   * earlier); UINT64_MAX: none */
+	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
+	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs
+	 * due about then, not every QP waiting (roce_dev.c, timed_add()) */
+	struct pmr_list wheel[ROCE_WHEEL_SLOTS];
+	unsigned int wheel_shift;         /* TSC cycles a slot: 2^wheel_shift */
+	uint64_t wheel_tick;              /* the slot time checked last
+					   * (deadline >> wheel_shift) */
+	uint32_t ntimed;                  /* QPs on the wheel */
+	uint64_t next_deadline;           /* TSC: when the wheel is next due
+					   * (or earlier); UINT64_MAX: empty */
 	uint64_t now;                     /* this progress call's TSC, read
 					   * when first needed (roce_now());
 					   * 0: not yet */
@@ -162,7 +172,7 @@ struct roce_qp {
 	bool dmac_valid;
 	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
 	bool active;                      /* active_link is in roce_dev.active */
-	bool timed;                       /* active_link is in roce_dev.timed */
+	bool timed;                       /* active_link is on roce_dev.wheel */
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct wire_tmpl tmpl;            /* the headers every packet of this
@@ -221,7 +231,7 @@ struct roce_qp {
 	uint32_t wr_left;
 	uint32_t wr_len;
 
-	struct pmr_list active_link;      /* in roce_dev.active or .timed */
+	struct pmr_list active_link;      /* in roce_dev.active or .wheel */
 	uint8_t nak_syn;
 	uint8_t retry_left;
 	uint8_t rnr_left;
@@ -261,6 +271,7 @@ static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 	if (rq->timed) {
 		pmr_list_del(&rq->active_link);
 		rq->timed = false;
+		d->ntimed--;
 	}
 	if (!rq->active) {
 		rq->active = true;

@@ -249,7 +249,8 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
 	d->tx_batch = 1;
 	pmr_list_init(&d->active);
-	pmr_list_init(&d->timed);
+	for (unsigned int i = 0; i < ROCE_WHEEL_SLOTS; i++)
+		pmr_list_init(&d->wheel[i]);
 	d->next_deadline = UINT64_MAX;
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
 	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
@@ -267,6 +268,10 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	}
 	d->port_id = (uint16_t)a.port;
 	d->tsc_hz = rte_get_tsc_hz();
+	while ((1ull << d->wheel_shift) <
+	       roce_ns_to_tsc(d, ROCE_WHEEL_SLOT_NS))
+		d->wheel_shift++;
+	d->wheel_tick = rte_rdtsc() >> d->wheel_shift;
 	snprintf(name, sizeof(name), "pmr_roce%d", dev->index);
 	d->pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 256, 0,
 					  RTE_PKTMBUF_HEADROOM + ROCE_MBUF_DATA,
@@ -392,14 +397,25 @@ static uint64_t qp_deadline(struct roce_qp *rq)
 }
 
 /*
- * QPs with packets in flight but nothing to do wait on the timed list, so
+ * QPs with packets in flight but nothing to do wait on the timer wheel, so
  * the per-run walk stays as short as the work (with ACK coalescing most
- * QPs of a many-QP application have unacknowledged packets).  Every
- * ROCE_TIMER_EVERY runs, once the earliest deadline has passed, the QPs
- * whose deadline passed go back to the active list, where their timers
- * run.  Deadlines only move later while a QP waits here (an ACK restarts
- * the timer): next_deadline may be early, never late.
+ * QPs of a many-QP application have unacknowledged packets).  A QP waits
+ * in the slot of its earliest deadline (one already passed: the slot
+ * checked last); every ROCE_TIMER_EVERY runs, once the wheel is due, the
+ * slots whose time has come are checked, and the QPs whose deadline
+ * passed go back to the active list, where their timers run.  So a check
+ * visits the QPs due about then, not every QP waiting: with deadlines
+ * spread over time (one QP's every few microseconds with 1024 QPs) a walk
+ * of them all came that often, and cost more the more QPs there were.
+ * Deadlines only move later while a QP waits here (an ACK restarts the
+ * timer): a QP found early moves to its slot; next_deadline may be early,
+ * never late.
  */
+static struct pmr_list *wheel_slot(struct roce_dev *d, uint64_t tick)
+{
+	return &d->wheel[tick & (ROCE_WHEEL_SLOTS - 1)];
+}
+
 static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 {
 	uint64_t dl = qp_deadline(rq);
@@ -407,32 +423,58 @@ static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 	if (dl == 0)
 		return;
 	rq->timed = true;
-	pmr_list_add_tail(&d->timed, &rq->active_link);
+	d->ntimed++;
+	pmr_list_add_tail(wheel_slot(d, RTE_MAX(dl >> d->wheel_shift,
+						d->wheel_tick)),
+			  &rq->active_link);
 	if (dl < d->next_deadline)
 		d->next_deadline = dl;
 }
 
 static void timed_expire(struct roce_dev *d, uint64_t now)
 {
-	struct pmr_list *pos, *next;
-	uint64_t earliest = UINT64_MAX;
+	uint64_t end = now >> d->wheel_shift;
+	uint64_t t = d->wheel_tick, earliest = UINT64_MAX;
 
-	for (pos = d->timed.next; pos != &d->timed; pos = next) {
-		struct roce_qp *rq = PMR_CONTAINER_OF(pos, struct roce_qp,
-						      active_link);
-		uint64_t dl = qp_deadline(rq);
+	/* each slot once at most, however long since the last check (and a
+	 * clock read on another lcore a little behind the last one checks
+	 * its own slot) */
+	if (end < t)
+		t = end;
+	else if (end - t >= ROCE_WHEEL_SLOTS)
+		t = end - (ROCE_WHEEL_SLOTS - 1);
+	for (; t <= end; t++) {
+		struct pmr_list *head = wheel_slot(d, t), *pos, *next;
 
-		next = pos->next;
-		if (dl == 0) {                  /* no timer runs any more */
-			pmr_list_del(&rq->active_link);
-			rq->timed = false;
-		} else if (dl <= now) {
-			roce_qp_activate(d, rq);
-		} else if (dl < earliest) {
-			earliest = dl;
+		for (pos = head->next; pos != head; pos = next) {
+			struct roce_qp *rq = PMR_CONTAINER_OF(pos,
+				struct roce_qp, active_link);
+			uint64_t dl = qp_deadline(rq);
+
+			next = pos->next;
+			if (dl == 0) {          /* no timer runs any more */
+				pmr_list_del(&rq->active_link);
+				rq->timed = false;
+				d->ntimed--;
+			} else if (dl <= now) {
+				roce_qp_activate(d, rq);
+			} else if (wheel_slot(d, dl >> d->wheel_shift) != head) {
+				/* its deadline moved on: to its slot */
+				pmr_list_del(&rq->active_link);
+				pmr_list_add_tail(wheel_slot(d, dl >>
+							     d->wheel_shift),
+						  &rq->active_link);
+			} else if ((dl >> d->wheel_shift) == end &&
+				   dl < earliest) {
+				earliest = dl;  /* due in the slot of now */
+			}
 		}
 	}
-	d->next_deadline = earliest;
+	d->wheel_tick = end;
+	/* the slot of now again at its earliest deadline, the next one
+	 * when its time starts */
+	d->next_deadline = d->ntimed == 0 ? UINT64_MAX :
+			   RTE_MIN(earliest, (end + 1) << d->wheel_shift);
 }
 
 /* Nothing to send, no reply owed, no RNR wait: off the active list (onto
@@ -791,6 +833,8 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 		pmr_list_del(&rq->active_link);
 	if (rq->active)
 		d->st.qps_active--;
+	if (rq->timed)
+		d->ntimed--;
 	free(rq->wst);          /* (the state itself goes with the object) */
 }
 

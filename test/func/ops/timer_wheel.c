@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The local ACK timers of many RC QPs, on the engine's timer wheel: each
+ * QP that waits only for its timer sits in the slot of its deadline, and
+ * a check visits the slots whose time has come, not every QP waiting.
+ * What the wheel must not change: every timer fires, never before its
+ * deadline, and not a turn of the wheel late (a turn is 1024 slots of at
+ * least 16 us, 16.4 ms at the least; the timeouts used here are longer,
+ * so a deadline many turns away must wait out the turns between).
+ *
+ * One process, a RoCE device on a port made of two rte_rings the
+ * program holds (rte_eth_from_rings).  The QPs are connected to a QPN
+ * that never answers: each posts one SEND, and the program takes the
+ * frames off the transmit ring, telling the QPs apart by their PSNs.  A
+ * QP's second frame is the SEND sent again at its timeout.
+ *
+ * - spread: QPS QPs with timeouts of 16.8, 67 and 134 ms, their SENDs
+ *   posted over some 20 ms, so their deadlines fall in many slots and
+ *   many turns away.  Each is sent again no earlier than its timeout
+ *   after it was first sent, and less than LATE_MS after that.
+ * - paused: QPs whose deadlines pass while the engine does not run for
+ *   longer than a turn of the wheel; the first runs after it send every
+ *   one of them again, once.
+ *
+ *   timer_wheel     run by ring.sh (EAL arguments, the configuration)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <pmr_roce.h>
+#include <pmr_verbs.h>
+
+#include "ringport.h"
+#include "vt.h"
+#include "wire.h"
+
+enum {
+	RING = 4096,            /* the transmit ring: room for every frame */
+	QPS = 240,              /* spread(): QPs, three timeouts */
+	PAUSED = 32,            /* paused(): QPs */
+	PAUSE_MS = 60,          /* paused(): the engine not run this long */
+	LATE_MS = 10,           /* later than its deadline by less than this
+				 * (a turn of the wheel is longer) */
+	PSN_STEP = 16,          /* QP i's first PSN: PSN0 + i * PSN_STEP */
+	PSN0 = 0x1000,
+	DQPN = 0xabcd,          /* a QPN that never answers */
+	NET = 96,               /* the device's address: 10.NET.0.1 */
+};
+
+static struct vt v;
+static struct ringport rp;
+
+static uint64_t now_us(void)
+{
+	return rte_rdtsc() * 1000000 / rte_get_tsc_hz();
+}
+
+/* The local ACK timeout `t` in microseconds: 4.096 us * 2^t. */
+static uint64_t timeout_us(uint8_t t)
+{
+	return (4096ull << t) / 1000;
+}
+
+/* When each QP's first and second frames were seen: `before`, the time
+ * before the engine run that sent the first (no later than it went);
+ * `again`, the time the second was taken off the ring (no earlier than
+ * it went). */
+struct seen {
+	uint64_t before, again;
+	unsigned int frames;
+};
+
+/*
+ * Sixteen engine runs, then every frame off the transmit ring: frames of
+ * QP i (by PSN) counted in seen[i] (n QPs).  @return frames not of the
+ * QPs.
+ */
+static unsigned int run_and_take(struct seen *seen, unsigned int n)
+{
+	uint64_t before = now_us(), after;
+	unsigned int other = 0;
+	void *o = NULL;
+
+	/* (the engine checks its timers every 16 runs) */
+	for (int k = 0; k < 16; k++)
+		CHECK(pmr_progress(v.ctx, 64) >= 0);
+	after = now_us();
+	while (rte_ring_dequeue(rp.tx, &o) == 0) {
+		struct rte_mbuf *m = o;
+		struct wire_pkt p;
+		uint32_t i;
+
+		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			       m->data_len, 0, &p) != 0 || p.dqpn != DQPN ||
+		    p.psn < PSN0 || (p.psn - PSN0) % PSN_STEP != 0 ||
+		    (i = (p.psn - PSN0) / PSN_STEP) >= n) {
+			other++;
+		} else {
+			struct seen *s = &seen[i];
+
+			if (s->frames == 0)
+				s->before = before;
+			else if (s->frames == 1)
+				s->again = after;
+			s->frames++;
+		}
+		rte_pktmbuf_free(m);
+	}
+	return other;
+}
+
+/* QP i, connected to DQPN with timeout `t`, its first PSN by i. */
+static struct pmr_qp *new_qp(struct pmr_cq *cq, unsigned int i, uint8_t t)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_qp *qp = vt_qp(v.pd, PMR_QPT_RC, cq, cq, 4, 0);
+
+	o.timeout = t;
+	o.retry_cnt = 3;
+	o.sq_psn = PSN0 + i * PSN_STEP;
+	vt_connect(&v, qp, DQPN, &o);
+	return qp;
+}
+
+/* A signaled SEND: it asks for its ACK, so its local ACK timer decides
+ * when it goes again (an unsignaled one would be asked for at a quarter
+ * of the timeout). */
+static void post_one(struct pmr_qp *qp, uint64_t wr_id)
+{
+	static uint8_t data[16];
+	struct pmr_sge s = { (uintptr_t)data, sizeof(data), 0 };
+	struct pmr_send_wr w = vt_swr(wr_id, PMR_WR_SEND, &s, 1,
+				      PMR_SEND_INLINE | PMR_SEND_SIGNALED);
+
+	CHECK_EQ(vt_post_send1(qp, &w), 0);
+}
+
+static void destroy_all(struct pmr_qp **qp, unsigned int n,
+			struct pmr_cq *cq, struct seen *seen)
+{
+	for (unsigned int i = 0; i < n; i++)
+		CHECK_EQ(pmr_destroy_qp(qp[i]), 0);
+	run_and_take(seen, n);
+	CHECK_EQ(pmr_destroy_cq(cq), 0);
+}
+
+static void spread(void)
+{
+	static const uint8_t tmo[3] = { 12, 14, 15 };  /* 16.8, 67, 134 ms */
+	static struct pmr_qp *qp[QPS];
+	static struct seen seen[QPS];
+	struct pmr_cq *cq = vt_cq(&v, 4 * QPS);
+	uint64_t t0, late_max = 0, early = 0, late = 0, missing = 0;
+	unsigned int posted = 0, other = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < QPS; i++)
+		qp[i] = new_qp(cq, i, tmo[i % 3]);
+	run_and_take(seen, QPS);                /* the moves to RTS */
+
+	/* a SEND on each QP, one every 80 us or so, the engine running
+	 * all the while; then until every QP has sent its SEND again */
+	t0 = now_us();
+	while (now_us() - t0 < 400000) {
+		bool all = true;
+
+		if (posted < QPS && now_us() - t0 >= posted * 80ull) {
+			post_one(qp[posted], posted);
+			posted++;
+		}
+		other += run_and_take(seen, QPS);
+		for (unsigned int i = 0; i < QPS && all; i++)
+			all = seen[i].frames >= 2;
+		if (all)
+			break;
+	}
+	for (unsigned int i = 0; i < QPS; i++) {
+		uint64_t to = timeout_us(tmo[i % 3]);
+
+		if (seen[i].frames < 2) {
+			missing++;
+			continue;
+		}
+		/* again - before >= the time from the first frame to the
+		 * second; <= that plus the length of the first run */
+		if (seen[i].again - seen[i].before < to)
+			early++;
+		else if (seen[i].again - seen[i].before - to >= LATE_MS * 1000)
+			late++;
+		if (seen[i].again - seen[i].before > to &&
+		    seen[i].again - seen[i].before - to > late_max)
+			late_max = seen[i].again - seen[i].before - to;
+	}
+	EXPECT_EQ_MSG(posted, QPS, "SENDs posted");
+	EXPECT_EQ_MSG(missing, 0, "QPs not sent again within 400 ms");
+	EXPECT_EQ_MSG(early, 0, "QPs sent again before their timeout");
+	EXPECT_EQ_MSG(late, 0, "QPs sent again %d ms or more after their "
+		      "timeout", LATE_MS);
+	EXPECT_EQ_MSG(other, 0, "frames not of the QPs");
+	printf("spread: %u QPs, timeouts 16.8/67/134 ms: %lu sent again "
+	       "before the timeout, %lu not sent again, %lu us late at "
+	       "most\n", QPS, (unsigned long)early, (unsigned long)missing,
+	       (unsigned long)late_max);
+	destroy_all(qp, QPS, cq, seen);
+}
+
+static void paused(void)
+{
+	static struct pmr_qp *qp[PAUSED];
+	static struct seen seen[PAUSED];
+	struct pmr_cq *cq = vt_cq(&v, 4 * PAUSED);
+	unsigned int again = 0, twice = 0;
+	uint64_t t0;
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < PAUSED; i++)
+		qp[i] = new_qp(cq, i, 12);              /* 16.8 ms */
+	run_and_take(seen, PAUSED);
+	for (unsigned int i = 0; i < PAUSED; i++)
+		post_one(qp[i], i);
+	run_and_take(seen, PAUSED);
+	for (unsigned int i = 0; i < PAUSED; i++)
+		CHECK_EQ(seen[i].frames, 1u);
+	/* run a while, short of the timeout, so that the wheel has been
+	 * checked since; then nothing for longer than a turn */
+	t0 = now_us();
+	while (now_us() - t0 < 5000)
+		run_and_take(seen, PAUSED);
+	rte_delay_us_sleep(PAUSE_MS * 1000);
+	for (int k = 0; k < 4; k++)
+		run_and_take(seen, PAUSED);
+	for (unsigned int i = 0; i < PAUSED; i++) {
+		again += seen[i].frames >= 2;
+		twice += seen[i].frames > 2;
+	}
+	EXPECT_EQ_MSG(again, PAUSED, "QPs sent again in the first runs after "
+		      "a pause longer than a turn of the wheel");
+	EXPECT_EQ_MSG(twice, 0, "QPs sent again more than once");
+	printf("paused: %u QPs whose timeouts passed while the engine did "
+	       "not run for %d ms: %u sent again in the first runs after, "
+	       "%u more than once\n", PAUSED, PAUSE_MS, again, twice);
+	destroy_all(qp, PAUSED, cq, seen);
+}
+
+int main(void)
+{
+	struct pmr_device *dev;
+
+	ringport_eal_init();
+	dev = ringport_device(&rp, "wheel", RING, NET);
+	CHECK(dev != NULL);
+	vt_open_dev(&v, dev);
+	spread();
+	paused();
+	vt_close(&v);
+	return vt_exit();
+}
