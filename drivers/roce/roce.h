@@ -86,10 +86,6 @@ struct roce_dev {
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */
-	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
-	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs
-	 * due about then, not every QP waiting (roce_dev.c, timed_add()) */
-	struct pmr_list wheel[ROCE_WHEEL_SLOTS];
 	unsigned int wheel_shift;         /* TSC cycles a slot: 2^wheel_shift */
 	uint64_t wheel_tick;              /* the slot time checked last
 					   * (deadline >> wheel_shift) */
@@ -120,6 +116,11 @@ struct roce_dev {
 					       * (roce_rx_release()) */
 	uint16_t nrx;
 	struct pmr_roce_port_stats st;
+	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
+	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs
+	 * due about then, not every QP waiting (roce_dev.c, timed_add()).
+	 * Last: 16 KiB that would set the fields above apart. */
+	struct pmr_list wheel[ROCE_WHEEL_SLOTS];
 };
 
 /* Per send WQE bookkeeping, indexed like the SQ slots. */
@@ -172,7 +173,8 @@ struct roce_qp {
 	bool dmac_valid;
 	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
 	bool active;                      /* active_link is in roce_dev.active */
-	bool timed;                       /* active_link is on roce_dev.wheel */
+	bool timed;                       /* wheel_link is on roce_dev.wheel */
+	uint16_t wheel_pos;               /* its slot there */
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
 	struct wire_tmpl tmpl;            /* the headers every packet of this
@@ -231,7 +233,7 @@ struct roce_qp {
 	uint32_t wr_left;
 	uint32_t wr_len;
 
-	struct pmr_list active_link;      /* in roce_dev.active or .wheel */
+	struct pmr_list active_link;      /* in roce_dev.active */
 	uint8_t nak_syn;
 	uint8_t retry_left;
 	uint8_t rnr_left;
@@ -242,7 +244,12 @@ struct roce_qp {
 	 * line (asserted below) */
 	struct pmr_roce_qp_stats st;
 
-	/* the rest: retries, NAKs, READs of several packets */
+	/* the rest: the timer wheel, retries, NAKs, READs of several
+	 * packets */
+	struct pmr_list wheel_link;       /* in roce_dev.wheel[wheel_pos]:
+					   * left there while the QP is
+					   * active, moved only when its
+					   * deadline's slot changes */
 	uint32_t read_off;                /* bytes of the head READ received */
 	uint32_t asked_psn;               /* requests sent again from here */
 	uint32_t nak_psn;
@@ -268,11 +275,6 @@ static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 /* Put a QP on the list progress visits (engine lock held). */
 static inline void roce_qp_activate(struct roce_dev *d, struct roce_qp *rq)
 {
-	if (rq->timed) {
-		pmr_list_del(&rq->active_link);
-		rq->timed = false;
-		d->ntimed--;
-	}
 	if (!rq->active) {
 		rq->active = true;
 		d->st.qps_active++;

@@ -407,26 +407,54 @@ static uint64_t qp_deadline(struct roce_qp *rq)
  * visits the QPs due about then, not every QP waiting: with deadlines
  * spread over time (one QP's every few microseconds with 1024 QPs) a walk
  * of them all came that often, and cost more the more QPs there were.
- * Deadlines only move later while a QP waits here (an ACK restarts the
- * timer): a QP found early moves to its slot; next_deadline may be early,
- * never late.
+ *
+ * A QP made active stays in its slot, and one that goes idle again with
+ * a deadline in the same slot (an unasked-for tail's deadline holds for
+ * several messages) is not moved: the QPs around it in a slot are ones
+ * that went idle at other times, whose lines a move would write.  One
+ * still active when its slot comes due leaves the wheel (its timers run
+ * as it runs).  Deadlines only move later while a QP waits (an ACK
+ * restarts the timer): a QP found early moves to its slot; next_deadline
+ * may be early, never late.
  */
-static struct pmr_list *wheel_slot(struct roce_dev *d, uint64_t tick)
+static uint16_t wheel_pos(uint64_t tick)
 {
-	return &d->wheel[tick & (ROCE_WHEEL_SLOTS - 1)];
+	return (uint16_t)(tick & (ROCE_WHEEL_SLOTS - 1));
 }
 
+static void wheel_del(struct roce_dev *d, struct roce_qp *rq)
+{
+	pmr_list_del(&rq->wheel_link);
+	rq->timed = false;
+	d->ntimed--;
+}
+
+static void wheel_put(struct roce_dev *d, struct roce_qp *rq, uint16_t pos)
+{
+	if (rq->timed) {
+		pmr_list_del(&rq->wheel_link);
+	} else {
+		rq->timed = true;
+		d->ntimed++;
+	}
+	rq->wheel_pos = pos;
+	pmr_list_add_tail(&d->wheel[pos], &rq->wheel_link);
+}
+
+/* rq goes idle: on the wheel at its earliest deadline, if it has one */
 static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 {
 	uint64_t dl = qp_deadline(rq);
+	uint16_t pos;
 
-	if (dl == 0)
+	if (dl == 0) {
+		if (rq->timed)
+			wheel_del(d, rq);
 		return;
-	rq->timed = true;
-	d->ntimed++;
-	pmr_list_add_tail(wheel_slot(d, RTE_MAX(dl >> d->wheel_shift,
-						d->wheel_tick)),
-			  &rq->active_link);
+	}
+	pos = wheel_pos(RTE_MAX(dl >> d->wheel_shift, d->wheel_tick));
+	if (!rq->timed || rq->wheel_pos != pos)
+		wheel_put(d, rq, pos);
 	if (dl < d->next_deadline)
 		d->next_deadline = dl;
 }
@@ -444,26 +472,25 @@ static void timed_expire(struct roce_dev *d, uint64_t now)
 	else if (end - t >= ROCE_WHEEL_SLOTS)
 		t = end - (ROCE_WHEEL_SLOTS - 1);
 	for (; t <= end; t++) {
-		struct pmr_list *head = wheel_slot(d, t), *pos, *next;
+		uint16_t pos = wheel_pos(t);
+		struct pmr_list *head = &d->wheel[pos], *p, *next;
 
-		for (pos = head->next; pos != head; pos = next) {
-			struct roce_qp *rq = PMR_CONTAINER_OF(pos,
-				struct roce_qp, active_link);
+		for (p = head->next; p != head; p = next) {
+			struct roce_qp *rq = PMR_CONTAINER_OF(p,
+				struct roce_qp, wheel_link);
 			uint64_t dl = qp_deadline(rq);
 
-			next = pos->next;
-			if (dl == 0) {          /* no timer runs any more */
-				pmr_list_del(&rq->active_link);
-				rq->timed = false;
-				d->ntimed--;
+			next = p->next;
+			if (rq->active || dl == 0) {
+				/* its timers run as it runs; none runs */
+				wheel_del(d, rq);
 			} else if (dl <= now) {
+				wheel_del(d, rq);
 				roce_qp_activate(d, rq);
-			} else if (wheel_slot(d, dl >> d->wheel_shift) != head) {
+			} else if (wheel_pos(dl >> d->wheel_shift) != pos) {
 				/* its deadline moved on: to its slot */
-				pmr_list_del(&rq->active_link);
-				pmr_list_add_tail(wheel_slot(d, dl >>
-							     d->wheel_shift),
-						  &rq->active_link);
+				wheel_put(d, rq,
+					  wheel_pos(dl >> d->wheel_shift));
 			} else if ((dl >> d->wheel_shift) == end &&
 				   dl < earliest) {
 				earliest = dl;  /* due in the slot of now */
@@ -806,6 +833,7 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
 	roce_qp_set_timeout(qp->ctx->dev->priv, rq, 0);
 	pmr_list_init(&rq->active_link);
+	pmr_list_init(&rq->wheel_link);
 	return 0;
 }
 
@@ -829,12 +857,12 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 	roce_tx_flush(d);
 	/* it may still be on the doorbell stack or the active list */
 	pmr_ctx_doorbells(qp->ctx, doorbell, d);
-	if (rq->active || rq->timed)
+	if (rq->active) {
 		pmr_list_del(&rq->active_link);
-	if (rq->active)
 		d->st.qps_active--;
+	}
 	if (rq->timed)
-		d->ntimed--;
+		wheel_del(d, rq);
 	free(rq->wst);          /* (the state itself goes with the object) */
 }
 
