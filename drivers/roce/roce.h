@@ -118,9 +118,10 @@ struct roce_dev {
 	struct pmr_roce_port_stats st;
 	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
 	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs
-	 * due about then, not every QP waiting (roce_dev.c, timed_add()).
-	 * Last: 16 KiB that would set the fields above apart. */
-	struct pmr_list wheel[ROCE_WHEEL_SLOTS];
+	 * due about then, not every QP waiting (roce_dev.c, timed_add()):
+	 * each slot a list linked by roce_qp.wheel_next.  Last: 8 KiB that
+	 * would set the fields above apart. */
+	struct roce_qp *wheel[ROCE_WHEEL_SLOTS];
 };
 
 /* Per send WQE bookkeeping, indexed like the SQ slots. */
@@ -173,7 +174,7 @@ struct roce_qp {
 	bool dmac_valid;
 	bool tmpl_valid;                  /* tmpl is up to date (RC, UC) */
 	bool active;                      /* active_link is in roce_dev.active */
-	bool timed;                       /* wheel_link is on roce_dev.wheel */
+	bool timed;                       /* on roce_dev.wheel */
 	uint16_t wheel_pos;               /* its slot there */
 	bool need_req_reset;              /* applied by the next progress */
 	bool need_resp_reset;
@@ -190,6 +191,7 @@ struct roce_qp {
 	uint32_t una_psn;                 /* oldest unacknowledged PSN */
 	uint32_t pkts_since_ackreq;
 	uint32_t ackreq_every;            /* the device's, at most sq.size / 2 */
+	uint32_t wr_len;                  /* (responder: the WRITE's length) */
 	uint64_t ack_deadline;            /* TSC; 0 when nothing in flight */
 	uint64_t ack_timeout_tsc;         /* the local ACK timeout in TSC
 					   * ticks; 0: infinite (timeout 0) */
@@ -231,7 +233,8 @@ struct roce_qp {
 	uint8_t *wr_ptr;
 	uint32_t wr_rkey;
 	uint32_t wr_left;
-	uint32_t wr_len;
+	struct roce_qp *wheel_next;       /* in roce_dev.wheel[wheel_pos]
+					   * (roce_dev.c, timed_add()) */
 
 	struct pmr_list active_link;      /* in roce_dev.active */
 	uint8_t nak_syn;
@@ -244,12 +247,7 @@ struct roce_qp {
 	 * line (asserted below) */
 	struct pmr_roce_qp_stats st;
 
-	/* the rest: the timer wheel, retries, NAKs, READs of several
-	 * packets */
-	struct pmr_list wheel_link;       /* in roce_dev.wheel[wheel_pos]:
-					   * left there while the QP is
-					   * active, moved only when its
-					   * deadline's slot changes */
+	/* the rest: retries, NAKs, READs of several packets */
 	uint32_t read_off;                /* bytes of the head READ received */
 	uint32_t asked_psn;               /* requests sent again from here */
 	uint32_t nak_psn;

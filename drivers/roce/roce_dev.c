@@ -249,8 +249,6 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
 	d->tx_batch = 1;
 	pmr_list_init(&d->active);
-	for (unsigned int i = 0; i < ROCE_WHEEL_SLOTS; i++)
-		pmr_list_init(&d->wheel[i]);
 	d->next_deadline = UINT64_MAX;
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
 	if (ret == 0 && !d->has_ipv4 && !d->has_ipv6) {
@@ -408,53 +406,68 @@ static uint64_t qp_deadline(struct roce_qp *rq)
  * spread over time (one QP's every few microseconds with 1024 QPs) a walk
  * of them all came that often, and cost more the more QPs there were.
  *
- * A QP made active stays in its slot, and one that goes idle again with
- * a deadline in the same slot (an unasked-for tail's deadline holds for
- * several messages) is not moved: the QPs around it in a slot are ones
- * that went idle at other times, whose lines a move would write.  One
- * still active when its slot comes due leaves the wheel (its timers run
- * as it runs).  Deadlines only move later while a QP waits (an ACK
- * restarts the timer): a QP found early moves to its slot; next_deadline
- * may be early, never late.
+ * A slot is a list linked through the QPs (one pointer each, in a hole of
+ * their state: it does not grow), a QP put in at its head.  A QP made
+ * active stays in its slot, and one that goes idle again is not moved
+ * while its slot comes due no later than its new deadline (an unasked-
+ * for tail's deadline holds for several messages, and later ones only
+ * move later); nor is one whose timers stopped.  When its slot comes due,
+ * a QP still active leaves the wheel (its timers run as it runs), one
+ * without a timer leaves it, one whose deadline moved on goes to that
+ * slot, one due goes back to the active list.  So a message writes no
+ * other QP's lines on the wheel.  Only a deadline earlier than its slot's
+ * turn (a shorter timeout set meanwhile) takes the QP out at once, a walk
+ * of its slot, as destroying it does.  next_deadline may be early, never
+ * late.
  */
 static uint16_t wheel_pos(uint64_t tick)
 {
 	return (uint16_t)(tick & (ROCE_WHEEL_SLOTS - 1));
 }
 
-static void wheel_del(struct roce_dev *d, struct roce_qp *rq)
+/* The slot time at which slot pos is next checked. */
+static uint64_t wheel_due(const struct roce_dev *d, uint16_t pos)
 {
-	pmr_list_del(&rq->wheel_link);
-	rq->timed = false;
-	d->ntimed--;
+	return d->wheel_tick +
+	       ((pos - d->wheel_tick) & (ROCE_WHEEL_SLOTS - 1));
 }
 
-static void wheel_put(struct roce_dev *d, struct roce_qp *rq, uint16_t pos)
+static void wheel_push(struct roce_dev *d, struct roce_qp *rq, uint16_t pos)
 {
-	if (rq->timed) {
-		pmr_list_del(&rq->wheel_link);
-	} else {
-		rq->timed = true;
-		d->ntimed++;
-	}
+	rq->wheel_next = d->wheel[pos];
+	d->wheel[pos] = rq;
 	rq->wheel_pos = pos;
-	pmr_list_add_tail(&d->wheel[pos], &rq->wheel_link);
+	rq->timed = true;
+	d->ntimed++;
+}
+
+/* rq off its slot, found by a walk of it. */
+static void wheel_unlink(struct roce_dev *d, struct roce_qp *rq)
+{
+	struct roce_qp **pp = &d->wheel[rq->wheel_pos];
+
+	while (*pp != rq)
+		pp = &(*pp)->wheel_next;
+	*pp = rq->wheel_next;
+	rq->timed = false;
+	d->ntimed--;
 }
 
 /* rq goes idle: on the wheel at its earliest deadline, if it has one */
 static void timed_add(struct roce_dev *d, struct roce_qp *rq)
 {
-	uint64_t dl = qp_deadline(rq);
-	uint16_t pos;
+	uint64_t dl = qp_deadline(rq), tick;
 
-	if (dl == 0) {
-		if (rq->timed)
-			wheel_del(d, rq);
-		return;
+	if (dl == 0)
+		return;         /* (still on the wheel: off when checked) */
+	tick = RTE_MAX(dl >> d->wheel_shift, d->wheel_tick);
+	if (rq->timed) {
+		if (wheel_due(d, rq->wheel_pos) <= tick)
+			goto due;       /* checked in time: moved then */
+		wheel_unlink(d, rq);
 	}
-	pos = wheel_pos(RTE_MAX(dl >> d->wheel_shift, d->wheel_tick));
-	if (!rq->timed || rq->wheel_pos != pos)
-		wheel_put(d, rq, pos);
+	wheel_push(d, rq, wheel_pos(tick));
+due:
 	if (dl < d->next_deadline)
 		d->next_deadline = dl;
 }
@@ -473,28 +486,31 @@ static void timed_expire(struct roce_dev *d, uint64_t now)
 		t = end - (ROCE_WHEEL_SLOTS - 1);
 	for (; t <= end; t++) {
 		uint16_t pos = wheel_pos(t);
-		struct pmr_list *head = &d->wheel[pos], *p, *next;
+		struct roce_qp **pp = &d->wheel[pos], *rq;
 
-		for (p = head->next; p != head; p = next) {
-			struct roce_qp *rq = PMR_CONTAINER_OF(p,
-				struct roce_qp, wheel_link);
+		while ((rq = *pp) != NULL) {
 			uint64_t dl = qp_deadline(rq);
 
-			next = p->next;
-			if (rq->active || dl == 0) {
-				/* its timers run as it runs; none runs */
-				wheel_del(d, rq);
-			} else if (dl <= now) {
-				wheel_del(d, rq);
-				roce_qp_activate(d, rq);
-			} else if (wheel_pos(dl >> d->wheel_shift) != pos) {
-				/* its deadline moved on: to its slot */
-				wheel_put(d, rq,
-					  wheel_pos(dl >> d->wheel_shift));
-			} else if ((dl >> d->wheel_shift) == end &&
-				   dl < earliest) {
-				earliest = dl;  /* due in the slot of now */
+			if (!rq->active && dl > now &&
+			    wheel_pos(dl >> d->wheel_shift) == pos) {
+				/* not due: a later turn, or later in this
+				 * slot's time */
+				if ((dl >> d->wheel_shift) == end &&
+				    dl < earliest)
+					earliest = dl;
+				pp = &rq->wheel_next;
+				continue;
 			}
+			*pp = rq->wheel_next;
+			rq->timed = false;
+			d->ntimed--;
+			if (rq->active || dl == 0)
+				continue;       /* its timers run as it runs;
+						 * none runs */
+			if (dl <= now)
+				roce_qp_activate(d, rq);
+			else    /* its deadline moved on: to its slot */
+				wheel_push(d, rq, wheel_pos(dl >> d->wheel_shift));
 		}
 	}
 	d->wheel_tick = end;
@@ -833,7 +849,6 @@ static int roce_qp_create(struct pmr_qp_obj *qp)
 	rq->sport = wire_udp_sport(qp->pub.qp_num);
 	roce_qp_set_timeout(qp->ctx->dev->priv, rq, 0);
 	pmr_list_init(&rq->active_link);
-	pmr_list_init(&rq->wheel_link);
 	return 0;
 }
 
@@ -862,7 +877,7 @@ static void roce_qp_destroy(struct pmr_qp_obj *qp)
 		d->st.qps_active--;
 	}
 	if (rq->timed)
-		wheel_del(d, rq);
+		wheel_unlink(d, rq);
 	free(rq->wst);          /* (the state itself goes with the object) */
 }
 

@@ -32,7 +32,7 @@
 #define SWQE_HDR 72u          /* send slot header */
 #define RWQE_HDR 16u          /* receive slot header */
 #define SGE_BYTES 16u         /* one scatter/gather entry */
-#define ROCE_QP 1216u         /* RoCE: the QP's state */
+#define ROCE_QP 1152u         /* RoCE: the QP's state */
 #define ROCE_PER_SWQE 24u     /* RoCE: per send slot */
 #define LOOP_QP 16u           /* loopback: the QP's state */
 /* The allocator's cost per allocation at most: glibc's chunk header and
@@ -347,9 +347,9 @@ int main(void)
 		{ PMR_QPT_RC, 128, 512, 1, 1, 220, false, 0 },
 		/* the guide's examples: plain, pmr-perf's latency QP, the
 		 * largest */
-		{ PMR_QPT_RC, 128, 512, 1, 1, 0, false, 54208 },
-		{ PMR_QPT_RC, 16, 16, 1, 1, 236, false, 8512 },
-		{ PMR_QPT_RC, 16384, 16384, 16, 16, 512, false, 16123840 },
+		{ PMR_QPT_RC, 128, 512, 1, 1, 0, false, 54144 },
+		{ PMR_QPT_RC, 16, 16, 1, 1, 236, false, 8448 },
+		{ PMR_QPT_RC, 16384, 16384, 16, 16, 512, false, 16123776 },
 		{ PMR_QPT_RC, 8, 0, 4, 0, 0, true, 0 },
 		{ PMR_QPT_UC, 33, 7, 5, 3, 60, false, 0 },
 		{ PMR_QPT_UD, 9, 17, 2, 2, 40, false, 0 },
