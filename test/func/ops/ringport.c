@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_mbuf.h>
 
 #include "ringport.h"
 #include "vt.h"
+#include "wire.h"
 
 void ringport_eal_init(void)
 {
@@ -57,4 +60,36 @@ uint64_t ringport_sent(const struct ringport *rp)
 
 	CHECK_EQ(rte_eth_stats_get(rp->port, &s), 0);
 	return s.opackets;
+}
+
+void ringport_ack(struct ringport *rp, struct rte_mempool *pool,
+		  uint32_t qpn, uint32_t psn, uint32_t msn)
+{
+	const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff,
+				  10, rp->mac[4], 0, 1 };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct wire_build b;
+	uint8_t *f;
+	int hl, len;
+
+	CHECK(m != NULL);
+	wire_build_init(&b);
+	memcpy(b.dmac, rp->mac, 6);
+	memcpy(b.smac, rp->mac, 6);
+	memcpy(b.sgid, gid, 16);
+	memcpy(b.dgid, gid, 16);
+	b.sport = 0xC000;
+	b.opcode = WIRE_OP_RC_ACKNOWLEDGE;
+	b.dqpn = qpn;
+	b.psn = psn;
+	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
+	b.msn = msn;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	hl = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), &b);
+	CHECK(hl > 0);
+	len = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl);
+	CHECK(len > 0);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	CHECK_EQ(rte_ring_enqueue(rp->rx, m), 0);
 }

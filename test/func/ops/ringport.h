@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include <pmr_verbs.h>
@@ -40,5 +41,11 @@ struct pmr_device *ringport_device_args(struct ringport *rp,
 
 /* Frames the port took for transmission so far (its own counter). */
 uint64_t ringport_sent(const struct ringport *rp);
+
+/* An ACK of everything up to psn (MSN msn) to the device's QP qpn, as its
+ * peer (the device's own address) would send it, on the receive ring;
+ * the frame from `pool`. */
+void ringport_ack(struct ringport *rp, struct rte_mempool *pool,
+		  uint32_t qpn, uint32_t psn, uint32_t msn);
 
 #endif

@@ -21,6 +21,11 @@
  * - paused: QPs whose deadlines pass while the engine does not run for
  *   longer than a turn of the wheel; the first runs after it send every
  *   one of them again, once.
+ * - earlier: QPs waiting in a slot get a deadline earlier than the
+ *   slot's turn (the solicit timer of a SEND that did not ask, a quarter
+ *   of the ACK timeout of the SEND before it); it fires on time.
+ * - later: an ACK restarts the timer of QPs waiting in a slot, past it;
+ *   they stay there until it comes due, move on, and fire on time.
  *
  *   timer_wheel     run by ring.sh (EAL arguments, the configuration)
  */
@@ -43,6 +48,8 @@ enum {
 	RING = 4096,            /* the transmit ring: room for every frame */
 	QPS = 240,              /* spread(): QPs, three timeouts */
 	PAUSED = 32,            /* paused(): QPs */
+	EARLIER = 16,           /* earlier(): QPs */
+	LATER = 16,             /* later(): QPs */
 	PAUSE_MS = 60,          /* paused(): the engine not run this long */
 	LATE_MS = 10,           /* later than its deadline by less than this
 				 * (a turn of the wheel is longer) */
@@ -54,6 +61,7 @@ enum {
 
 static struct vt v;
 static struct ringport rp;
+static struct rte_mempool *pool;        /* the program's own frames */
 
 static uint64_t now_us(void)
 {
@@ -67,9 +75,9 @@ static uint64_t timeout_us(uint8_t t)
 }
 
 /* When each QP's first and second frames were seen: `before`, the time
- * before the engine run that sent the first (no later than it went);
- * `again`, the time the second was taken off the ring (no earlier than
- * it went). */
+ * before the post or the engine run that sent the first (no later than
+ * it went); `again`, the time the second was taken off the ring (no
+ * earlier than it went). */
 struct seen {
 	uint64_t before, again;
 	unsigned int frames;
@@ -77,10 +85,11 @@ struct seen {
 
 /*
  * Sixteen engine runs, then every frame off the transmit ring: frames of
- * QP i (by PSN) counted in seen[i] (n QPs).  @return frames not of the
- * QPs.
+ * QP i's k-th PSN counted in seen[i] (n QPs).  @return frames not of
+ * those.
  */
-static unsigned int run_and_take(struct seen *seen, unsigned int n)
+static unsigned int run_and_take_k(struct seen *seen, unsigned int n,
+				   uint32_t k)
 {
 	uint64_t before = now_us(), after;
 	unsigned int other = 0;
@@ -97,13 +106,13 @@ static unsigned int run_and_take(struct seen *seen, unsigned int n)
 
 		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			       m->data_len, 0, &p) != 0 || p.dqpn != DQPN ||
-		    p.psn < PSN0 || (p.psn - PSN0) % PSN_STEP != 0 ||
-		    (i = (p.psn - PSN0) / PSN_STEP) >= n) {
+		    p.psn < PSN0 + k || (p.psn - PSN0 - k) % PSN_STEP != 0 ||
+		    (i = (p.psn - PSN0 - k) / PSN_STEP) >= n) {
 			other++;
 		} else {
 			struct seen *s = &seen[i];
 
-			if (s->frames == 0)
+			if (s->frames == 0 && s->before == 0)
 				s->before = before;
 			else if (s->frames == 1)
 				s->again = after;
@@ -112,6 +121,11 @@ static unsigned int run_and_take(struct seen *seen, unsigned int n)
 		rte_pktmbuf_free(m);
 	}
 	return other;
+}
+
+static unsigned int run_and_take(struct seen *seen, unsigned int n)
+{
+	return run_and_take_k(seen, n, 0);
 }
 
 /* QP i, connected to DQPN with timeout `t`, its first PSN by i. */
@@ -130,14 +144,19 @@ static struct pmr_qp *new_qp(struct pmr_cq *cq, unsigned int i, uint8_t t)
 /* A signaled SEND: it asks for its ACK, so its local ACK timer decides
  * when it goes again (an unsignaled one would be asked for at a quarter
  * of the timeout). */
-static void post_one(struct pmr_qp *qp, uint64_t wr_id)
+static void post_send(struct pmr_qp *qp, uint64_t wr_id, unsigned int flags)
 {
 	static uint8_t data[16];
 	struct pmr_sge s = { (uintptr_t)data, sizeof(data), 0 };
 	struct pmr_send_wr w = vt_swr(wr_id, PMR_WR_SEND, &s, 1,
-				      PMR_SEND_INLINE | PMR_SEND_SIGNALED);
+				      PMR_SEND_INLINE | flags);
 
 	CHECK_EQ(vt_post_send1(qp, &w), 0);
+}
+
+static void post_one(struct pmr_qp *qp, uint64_t wr_id)
+{
+	post_send(qp, wr_id, PMR_SEND_SIGNALED);
 }
 
 static void destroy_all(struct pmr_qp **qp, unsigned int n,
@@ -170,6 +189,7 @@ static void spread(void)
 		bool all = true;
 
 		if (posted < QPS && now_us() - t0 >= posted * 80ull) {
+			seen[posted].before = now_us();
 			post_one(qp[posted], posted);
 			posted++;
 		}
@@ -247,16 +267,141 @@ static void paused(void)
 	destroy_all(qp, PAUSED, cq, seen);
 }
 
+/*
+ * A deadline earlier than the slot a QP waits in: EARLIER QPs (timeout
+ * 16.8 ms) each post a signaled SEND and wait on the wheel at its ACK
+ * deadline; then an unsignaled SEND, whose tail did not ask, starts the
+ * solicit timer, a quarter of the timeout (4.2 ms), before that slot
+ * comes due.  The second SEND is sent again, asking, at 4.2 ms, not when
+ * the first SEND's slot comes due.
+ */
+static void earlier(void)
+{
+	static struct pmr_qp *qp[EARLIER];
+	static struct seen seen[EARLIER];
+	struct pmr_cq *cq = vt_cq(&v, 4 * EARLIER);
+	const uint64_t to = timeout_us(12) / 4;
+	uint64_t t0, late_max = 0;
+	unsigned int early = 0, late = 0, missing = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < EARLIER; i++)
+		qp[i] = new_qp(cq, i, 12);
+	run_and_take(seen, EARLIER);
+	for (unsigned int i = 0; i < EARLIER; i++)
+		post_one(qp[i], i);
+	for (int k = 0; k < 4; k++)
+		run_and_take(seen, EARLIER);    /* on the wheel, waiting */
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < EARLIER; i++) {
+		seen[i].before = now_us();
+		post_send(qp[i], 100 + i, 0);
+	}
+	t0 = now_us();
+	while (now_us() - t0 < 14000)   /* short of the first's timeout */
+		run_and_take_k(seen, EARLIER, 1);
+	for (unsigned int i = 0; i < EARLIER; i++) {
+		uint64_t d = seen[i].again - seen[i].before;
+
+		if (seen[i].frames < 2) {
+			missing++;
+			continue;
+		}
+		if (d < to)
+			early++;
+		else if (d - to >= LATE_MS * 1000)
+			late++;
+		if (d > to && d - to > late_max)
+			late_max = d - to;
+	}
+	EXPECT_EQ_MSG(missing, 0, "second SENDs not asked for again within "
+		      "14 ms");
+	EXPECT_EQ_MSG(early, 0, "second SENDs asked for before 4.2 ms");
+	EXPECT_EQ_MSG(late, 0, "second SENDs asked for %d ms or more after "
+		      "4.2 ms", LATE_MS);
+	printf("earlier: %u QPs whose solicit deadline came before their "
+	       "slot's turn: %u asked again early, %u not within 14 ms, %lu "
+	       "us late at most\n", EARLIER, early, missing,
+	       (unsigned long)late_max);
+	destroy_all(qp, EARLIER, cq, seen);
+}
+
+/*
+ * A deadline later than the slot a QP waits in: LATER QPs (timeout 16.8
+ * ms) each post a signaled SEND A and wait on the wheel at its ACK
+ * deadline; 8 ms later each posts a signaled SEND B and A is acknowledged,
+ * which restarts the timer for B: a deadline past A's slot, where the QP
+ * stays until that slot comes due and moves it on.  B is sent again at
+ * its own timeout, 16.8 ms after the ACK, neither at A's nor never.
+ */
+static void later(void)
+{
+	static struct pmr_qp *qp[LATER];
+	static struct seen seen[LATER];
+	struct pmr_cq *cq = vt_cq(&v, 4 * LATER);
+	const uint64_t to = timeout_us(12);
+	uint64_t t0, late_max = 0;
+	unsigned int early = 0, late = 0, missing = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < LATER; i++)
+		qp[i] = new_qp(cq, i, 12);
+	run_and_take(seen, LATER);
+	for (unsigned int i = 0; i < LATER; i++)
+		post_one(qp[i], i);
+	t0 = now_us();
+	while (now_us() - t0 < 8000)
+		run_and_take(seen, LATER);
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i < LATER; i++)
+		post_one(qp[i], 100 + i);
+	for (unsigned int i = 0; i < LATER; i++) {
+		seen[i].before = now_us();
+		ringport_ack(&rp, pool, qp[i]->qp_num, PSN0 + i * PSN_STEP, 1);
+	}
+	t0 = now_us();
+	while (now_us() - t0 < 40000)
+		run_and_take_k(seen, LATER, 1);
+	for (unsigned int i = 0; i < LATER; i++) {
+		uint64_t d = seen[i].again - seen[i].before;
+
+		if (seen[i].frames < 2) {
+			missing++;
+			continue;
+		}
+		if (d < to)
+			early++;
+		else if (d - to >= LATE_MS * 1000)
+			late++;
+		if (d > to && d - to > late_max)
+			late_max = d - to;
+	}
+	EXPECT_EQ_MSG(missing, 0, "SENDs B not sent again within 40 ms");
+	EXPECT_EQ_MSG(early, 0, "SENDs B sent again before their timeout");
+	EXPECT_EQ_MSG(late, 0, "SENDs B sent again %d ms or more after their "
+		      "timeout", LATE_MS);
+	printf("later: %u QPs whose deadline moved past their slot: %u sent "
+	       "again early, %u not within 40 ms, %lu us late at most\n",
+	       LATER, early, missing, (unsigned long)late_max);
+	destroy_all(qp, LATER, cq, seen);
+}
+
 int main(void)
 {
 	struct pmr_device *dev;
 
 	ringport_eal_init();
+	pool = rte_pktmbuf_pool_create("wheel_own", 256, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	CHECK(pool != NULL);
 	dev = ringport_device(&rp, "wheel", RING, NET);
 	CHECK(dev != NULL);
 	vt_open_dev(&v, dev);
 	spread();
 	paused();
+	earlier();
+	later();
 	vt_close(&v);
 	return vt_exit();
 }

@@ -314,39 +314,6 @@ static unsigned int drain_psns(uint32_t dqpn, uint32_t *psn, unsigned int max)
 	return n;
 }
 
-/* An ACK of everything up to psn to the device's QP qpn, as its peer
- * (the device's own address) would send it, on the receive ring. */
-static void ack_in(uint32_t qpn, uint32_t psn, uint32_t msn)
-{
-	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff,
-					 10, NET, 0, 1 };
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	struct wire_build b;
-	uint8_t *f;
-	int hl, len;
-
-	CHECK(m != NULL);
-	wire_build_init(&b);
-	memcpy(b.dmac, rp.mac, 6);
-	memcpy(b.smac, rp.mac, 6);
-	memcpy(b.sgid, gid, 16);
-	memcpy(b.dgid, gid, 16);
-	b.sport = 0xC000;
-	b.opcode = WIRE_OP_RC_ACKNOWLEDGE;
-	b.dqpn = qpn;
-	b.psn = psn;
-	b.syndrome = wire_syn_ack(WIRE_AETH_CREDIT_INVALID);
-	b.msn = msn;
-	f = rte_pktmbuf_mtod(m, uint8_t *);
-	hl = wire_build_hdrs(f, rte_pktmbuf_tailroom(m), &b);
-	CHECK(hl > 0);
-	len = wire_build_finish(f, rte_pktmbuf_tailroom(m), (size_t)hl);
-	CHECK(len > 0);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	CHECK_EQ(rte_ring_enqueue(rp.rx, m), 0);
-}
-
 /* Two engine runs with room for a whole queue: the first hands the
  * queue to the ring, the second fills it again (see partial()). */
 static void two_runs(void)
@@ -421,7 +388,8 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 			CHECK_EQ(got, A_FIRST);
 			for (unsigned int i = 0; i < got; i++)
 				CHECK_EQ(psn[i], PSN0 + i);
-			ack_in(a.qp[0]->qp_num, PSN0 + A_FIRST - 1, 0);
+			ringport_ack(&rp, pool, a.qp[0]->qp_num,
+				     PSN0 + A_FIRST - 1, 0);
 		}
 		two_runs();
 		CHECK_EQ(pmr_roce_qp_stats(a.qp[0], &qa), 0);
@@ -465,7 +433,7 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 		for (unsigned int i = 0; i < got; i++)
 			EXPECT_EQ_MSG(psn[i], PSN0 + A_FIRST + i,
 				      "PSN of A's packet %u after the wait", i);
-		ack_in(a.qp[0]->qp_num, PSN0 + A_PKTS - 1, 1);
+		ringport_ack(&rp, pool, a.qp[0]->qp_num, PSN0 + A_PKTS - 1, 1);
 		n = vt_poll(a.scq[0], 1, &wc, 500);
 		EXPECT_EQ_MSG(n, 1, "A did not complete once ACKed");
 		if (n == 1) {
