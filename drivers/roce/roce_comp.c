@@ -66,7 +66,7 @@ static void ask_again(struct roce_qp *rq, uint32_t psn)
  * never came was lost: go back to it (implicit NAK).
  * @return false when the QP left RTS on the way.
  */
-PMR_HOT static bool ack_upto(struct roce_qp *rq, uint32_t psn)
+static bool ack_upto(struct roce_qp *rq, uint32_t psn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
@@ -263,7 +263,7 @@ static void atomic_ack_rx(struct roce_qp *rq, const uint8_t *f,
 	progress_made(rq);
 }
 
-PMR_HOT void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+void roce_comp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		  const struct wire_pkt *p)
 {
 	struct pmr_qp_obj *qp = rq->qp;

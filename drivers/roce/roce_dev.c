@@ -544,7 +544,7 @@ static bool qp_idle(struct roce_qp *rq)
 /* One pass over the QPs with work: resets, timers (when `timers`: every
  * ROCE_TIMER_EVERY calls, the shortest, local ACK timeout 8 us and RNR
  * 10 us, being far longer than a call), responder, requester. */
-PMR_HOT static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
+static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 			    unsigned int budget, bool timers, uint64_t *now)
 {
 	struct pmr_list *pos, *next;
@@ -607,7 +607,7 @@ PMR_HOT static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
  * received SEND or WRITE returns to the application straight after its
  * completion or its data, without a pass over the QPs behind it.
  */
-PMR_HOT static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
+static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;
 	unsigned int done;
@@ -646,7 +646,7 @@ PMR_HOT static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
  * send older ones first.)  A QP with a reset pending waits for progress,
  * which applies it first.
  */
-PMR_HOT static unsigned int kick_qp(struct roce_dev *d, struct roce_qp *rq,
+static unsigned int kick_qp(struct roce_dev *d, struct roce_qp *rq,
 			    unsigned int budget)
 {
 	unsigned int done;
@@ -696,7 +696,7 @@ static __rte_noinline unsigned int kick_all(struct roce_dev *d,
  * other than the one posting arms its timers at the next engine run
  * (roce_req_arm(): later rather than earlier).
  */
-PMR_HOT static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
+static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 			  unsigned int budget)
 {
 	struct roce_dev *d = ctx->dev->priv;

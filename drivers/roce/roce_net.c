@@ -366,7 +366,7 @@ static void tx_keep(struct roce_dev *d, uint16_t sent)
  * then takes an mbuf whose lines this core has just used, and a
  * ping-pong pays neither a free nor a refill per frame.
  */
-PMR_HOT void roce_rx_release(struct roce_dev *d)
+void roce_rx_release(struct roce_dev *d)
 {
 	uint16_t k = 0;
 
@@ -388,7 +388,7 @@ PMR_HOT void roce_rx_release(struct roce_dev *d)
 }
 
 /* Hand the frames built to the port (tx_keep() for those it leaves). */
-PMR_HOT void roce_tx_flush(struct roce_dev *d)
+void roce_tx_flush(struct roce_dev *d)
 {
 	uint16_t sent;
 
@@ -514,7 +514,7 @@ uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,
 
 /* ---- receive ------------------------------------------------------------ */
 
-PMR_HOT void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
+void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m)
 {
 	const uint8_t *f;
 	struct wire_pkt p;

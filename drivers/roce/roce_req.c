@@ -87,7 +87,7 @@ bool roce_wqe_gather(struct pmr_qp_obj *qp, struct pmr_swqe *w, uint32_t off,
 	return sge_copy(qp, pmr_swqe_sge(w), w->num_sge, off, dst, NULL, len);
 }
 
-PMR_HOT bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
+bool roce_sge_scatter(struct pmr_qp_obj *qp, const struct pmr_sge *sge,
 		      uint32_t nsge, uint32_t off, const uint8_t *src,
 		      uint32_t len)
 {
@@ -235,7 +235,7 @@ void roce_req_retransmit(struct roce_qp *rq, uint32_t psn)
 
 /* ---- packets ------------------------------------------------------------ */
 
-PMR_HOT static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
+static uint8_t send_opcode(const struct pmr_swqe *w, bool first, bool last,
 			   uint8_t base)
 {
 	bool imm = w->opcode == PMR_WR_SEND_WITH_IMM ||
@@ -397,7 +397,7 @@ static int req_one(struct roce_dev *d, struct roce_qp *rq,
  * @return 1 sent, 0 could not yet (no neighbour, or no mbuf: the caller
  * asked for room in the transmit queue first), -1 local error.
  */
-PMR_HOT static int req_packet(struct roce_dev *d, struct roce_qp *rq,
+static int req_packet(struct roce_dev *d, struct roce_qp *rq,
 		      struct pmr_swqe *w, uint32_t mtu, const uint8_t *src)
 {
 	struct pmr_qp_obj *qp = rq->qp;
@@ -593,7 +593,7 @@ void roce_req_arm(struct roce_qp *rq, uint64_t now)
 	rq->arm_solicit = false;
 }
 
-PMR_HOT unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
+unsigned int roce_req_run(struct roce_dev *d, struct roce_qp *rq,
 			  unsigned int budget, uint64_t *now)
 {
 	struct pmr_qp_obj *qp = rq->qp;

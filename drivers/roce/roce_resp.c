@@ -298,7 +298,7 @@ static void res_off(struct roce_qp *rq, const struct roce_res *r)
 
 /* ---- receive helpers ---------------------------------------------------- */
 
-PMR_HOT static void recv_done(struct roce_qp *rq, const struct wire_pkt *p,
+static void recv_done(struct roce_qp *rq, const struct wire_pkt *p,
 		      const uint8_t *f, enum pmr_wc_opcode op, uint32_t len,
 		      uint32_t src_qp, unsigned int flags)
 {
@@ -615,7 +615,7 @@ static void rc_duplicate(struct roce_dev *d, struct roce_qp *rq,
 	rq->ack_psn = wire_psn_add(rq->epsn, 0xffffff);
 }
 
-PMR_HOT static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+static void rc_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		  const struct wire_pkt *p)
 {
 	uint32_t fl = p->info->flags;
@@ -820,7 +820,7 @@ static void ud_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		  wire_deth_sqp(deth), PMR_WC_GRH);
 }
 
-PMR_HOT void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
+void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 		  const struct wire_pkt *p)
 {
 	enum pmr_qp_state st = pmr_qp_state(rq->qp);

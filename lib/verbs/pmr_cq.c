@@ -431,7 +431,7 @@ PMR_EXPORT int pmr_req_notify_cq(struct pmr_cq *pcq, int solicited_only)
 	return 0;
 }
 
-PMR_HOT static int cq_take(struct pmr_cq_obj *cq, int num_entries, struct pmr_wc *wc)
+static int cq_take(struct pmr_cq_obj *cq, int num_entries, struct pmr_wc *wc)
 {
 	uint32_t cons = atomic_load_explicit(&cq->cons, memory_order_relaxed);
 	int n;
@@ -450,7 +450,7 @@ PMR_HOT static int cq_take(struct pmr_cq_obj *cq, int num_entries, struct pmr_wc
 	return n;
 }
 
-PMR_HOT PMR_EXPORT int pmr_poll_cq(struct pmr_cq *pcq, int num_entries,
+PMR_EXPORT int pmr_poll_cq(struct pmr_cq *pcq, int num_entries,
 			   struct pmr_wc *wc)
 {
 	struct pmr_cq_obj *cq = pmr_cq_obj(pcq);
@@ -479,7 +479,7 @@ static void cq_notify(struct pmr_cq_obj *cq)
 		PMR_LOG(WARNING, "completion channel full: event dropped");
 }
 
-PMR_HOT int pmr_cq_push(struct pmr_cq_obj *cq, const struct pmr_wc *wc,
+int pmr_cq_push(struct pmr_cq_obj *cq, const struct pmr_wc *wc,
 		bool solicited)
 {
 	struct pmr_cqe *e;

@@ -601,7 +601,7 @@ PMR_EXPORT int pmr_set_progress_mode(struct pmr_context *context,
 	return ret;
 }
 
-PMR_HOT int pmr_ctx_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
+int pmr_ctx_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 {
 	int done;
 
@@ -612,7 +612,7 @@ PMR_HOT int pmr_ctx_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	return done;
 }
 
-PMR_HOT PMR_EXPORT int pmr_progress(struct pmr_context *context, unsigned int budget)
+PMR_EXPORT int pmr_progress(struct pmr_context *context, unsigned int budget)
 {
 	if (context == NULL)
 		return -EINVAL;

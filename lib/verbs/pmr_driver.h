@@ -31,10 +31,6 @@
 #include "pmr_verbs.h"
 
 #define PMR_EXPORT __attribute__((visibility("default")))
-/* On the path of every message: placed together (.text.hot), so that the
- * path's code takes as few instruction cache sets as it can
- * (doc/guides/performance.rst, *Code layout*). */
-#define PMR_HOT __attribute__((hot))
 
 #define PMR_CACHE_LINE 64
 #define PMR_MAX_DEVICES 16

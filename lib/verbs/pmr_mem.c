@@ -172,7 +172,7 @@ PMR_EXPORT int pmr_dereg_mr(struct pmr_mr *pmr)
 	return 0;
 }
 
-PMR_HOT void *pmr_mr_check(struct pmr_dev_obj *dev, struct pmr_pd *pd, uint32_t key,
+void *pmr_mr_check(struct pmr_dev_obj *dev, struct pmr_pd *pd, uint32_t key,
 		   uint64_t addr, uint64_t len, int access, bool remote)
 {
 	struct pmr_mr_obj *mr = pmr_dev_mr(dev, key);

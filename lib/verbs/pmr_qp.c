@@ -338,7 +338,7 @@ void pmr_qp_flush_posted(struct pmr_qp_obj *qp)
 		sq_flush(qp);
 }
 
-PMR_HOT void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
+void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
 		   uint32_t byte_len, uint32_t vendor_err)
 {
 	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
@@ -369,7 +369,7 @@ PMR_HOT void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
 	}
 }
 
-PMR_HOT bool pmr_rq_take(struct pmr_qp_obj *qp)
+bool pmr_rq_take(struct pmr_qp_obj *qp)
 {
 	struct pmr_srq_obj *srq;
 	struct pmr_wq *wq;
@@ -396,7 +396,7 @@ PMR_HOT bool pmr_rq_take(struct pmr_qp_obj *qp)
 	return true;
 }
 
-PMR_HOT void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc, bool solicited)
+void pmr_rq_complete(struct pmr_qp_obj *qp, struct pmr_wc *wc, bool solicited)
 {
 	wc->wr_id = qp->recv.hdr.wr_id;
 	wc->qp_num = qp->pub.qp_num;
@@ -592,7 +592,7 @@ PMR_EXPORT int pmr_destroy_srq(struct pmr_srq *psrq)
 	return 0;
 }
 
-PMR_HOT static int rq_post(struct pmr_wq *wq, struct pmr_recv_wr *wr,
+static int rq_post(struct pmr_wq *wq, struct pmr_recv_wr *wr,
 		   struct pmr_recv_wr **bad_wr)
 {
 	uint32_t prod = atomic_load_explicit(&wq->prod, memory_order_relaxed);
@@ -1112,7 +1112,7 @@ static void sq_write(struct pmr_qp_obj *qp, struct pmr_swqe *w,
 	w->length = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 }
 
-PMR_HOT PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
+PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 			     struct pmr_send_wr **bad_wr)
 {
 	struct pmr_qp_obj *qp = pmr_qp_obj(pqp);
@@ -1157,7 +1157,7 @@ PMR_HOT PMR_EXPORT int pmr_post_send(struct pmr_qp *pqp, struct pmr_send_wr *wr,
 	return err;
 }
 
-PMR_HOT PMR_EXPORT int pmr_post_recv(struct pmr_qp *pqp, struct pmr_recv_wr *wr,
+PMR_EXPORT int pmr_post_recv(struct pmr_qp *pqp, struct pmr_recv_wr *wr,
 			     struct pmr_recv_wr **bad_wr)
 {
 	struct pmr_qp_obj *qp = pmr_qp_obj(pqp);

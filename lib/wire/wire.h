@@ -34,10 +34,6 @@ extern "C" {
 /* ------------------------------------------------------------------------
  * Constants
  */
-/* On the path of every packet: placed together with the library's (see
- * PMR_HOT in pmr_driver.h). */
-#define WIRE_HOT __attribute__((hot))
-
 #define WIRE_ROCE_UDP_PORT	4791	/* IANA RoCEv2 destination port */
 #define WIRE_ETHERTYPE_IPV4	0x0800
 #define WIRE_ETHERTYPE_IPV6	0x86DD

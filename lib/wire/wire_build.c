@@ -461,7 +461,7 @@ static const struct wire_opcode_info *one_info(uint8_t opcode)
 	return info;
 }
 
-WIRE_HOT int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
+int wire_tmpl_one(uint8_t *buf, size_t cap, const struct wire_tmpl *t,
 		  const struct wire_one *o)
 {
 	const struct wire_opcode_info *info;

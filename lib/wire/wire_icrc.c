@@ -787,7 +787,7 @@ static const uint8_t top_tbl[32] __attribute__((aligned(16))) = {
  * headers.  len >= the fixed headers (40 bytes IPv4, 60 IPv6).
  */
 __attribute__((target("pclmul,ssse3,sse4.1")))
-WIRE_HOT static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
+static uint32_t icrc_clmul(const uint8_t *ip, size_t len, bool v6)
 {
 	/* block 0: LRH, then IPv4 TOS / IPv6 traffic class, flow label and
 	 * hop limit */
@@ -908,7 +908,7 @@ static __attribute__((noinline)) int icrc_calc_other(const uint8_t *p,
 	return 0;
 }
 
-WIRE_HOT int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
+int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
 {
 	const uint8_t *p = ip;
 
@@ -923,7 +923,7 @@ WIRE_HOT int wire_icrc_calc(const void *ip, size_t len, uint32_t *icrc)
 	return icrc_calc_other(p, len, icrc);
 }
 
-WIRE_HOT int wire_icrc_check(const void *ip, size_t len)
+int wire_icrc_check(const void *ip, size_t len)
 {
 	uint32_t icrc;
 	int rc = wire_icrc_calc(ip, len, &icrc);
@@ -935,7 +935,7 @@ WIRE_HOT int wire_icrc_check(const void *ip, size_t len)
 	return 0;
 }
 
-WIRE_HOT int wire_icrc_write(void *ip, size_t len)
+int wire_icrc_write(void *ip, size_t len)
 {
 	uint32_t icrc;
 	int rc = wire_icrc_calc(ip, len, &icrc);

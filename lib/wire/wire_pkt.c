@@ -160,7 +160,7 @@ static int parse_ipv6(const uint8_t *frame, size_t len, size_t off,
 	return 0;
 }
 
-WIRE_HOT int wire_parse(const uint8_t *frame, size_t len, unsigned flags,
+int wire_parse(const uint8_t *frame, size_t len, unsigned flags,
 	       struct wire_pkt *out)
 {
 	const struct wire_opcode_info *info;
