@@ -64,6 +64,7 @@ ALL_CASES=(
 	"send_bw_64_batch|send_bw -s 64 -t 512 -Q 64 -D 3|tx_batch=32"
 	"send_lat_64_q1024|send_lat -s 64 -n 20000 -q 1024 --one-qp-compare"
 	"write_lat_64_q1024|write_lat -s 64 -n 20000 -q 1024 --one-qp-compare"
+	"send_lat_64_q4096|send_lat -s 64 -n 20000 -q 4096 --one-qp-compare"
 )
 AFP_CASES=(
 	"afp_send_lat_64|send_lat -s 64 -n 5000"

@@ -4,8 +4,8 @@
 known medians, each on one side of a target, and the verdicts it prints
 for them.  Covers the per-run ratios to the raw port, the 1024-QP checks
 from the in-run ratio (--one-qp-compare) and, for results without it,
-from the medians of the separate cases, and the QP memory those checks
-need.
+from the medians of the separate cases, the QP memory those checks
+need, and the line for a case with more QPs than 1024 (not a target).
 
     test_summarize.py SUMMARIZE_PY
 """
@@ -38,13 +38,15 @@ def bw(case, raw_bw, rdma_bw, mpps):
         add(case, rep, "rdma", bw_avg=b, msg_rate_mpps=m)
 
 
-def many(case, typ, inrun=None, mem=None):
+def many(case, typ, inrun=None, mem=None, qps=1024):
     """A 1024-QP case: t_typical per run, its in-run ratio to one QP
     (None, or None for a run: a run from before --one-qp-compare) and
     the memory line (None for a run: none)."""
     for rep, t in enumerate(typ, 1):
-        add(case, rep, "raw", t_typical=0.2, p99_9=1.0, qps=1024)
-        add(case, rep, "rdma", t_typical=t, p99_9=2.0, qps=1024)
+        add(case, rep, "raw", t_typical=0.2, p99_9=1.0, qps=qps)
+        add(case, rep, "rdma", t_typical=t, p99=1.0 + rep, p99_9=2.0 + rep, qps=qps)
+        add(case, rep, "one_qp", t_typical=0.3, p99=0.4 + rep / 10,
+            p99_9=0.9 + rep / 10, qps=1)
         if inrun is not None and inrun[rep - 1] is not None:
             add(case, rep, "qps_ratio", t_typical_ratio=inrun[rep - 1])
         if mem is not None and mem[rep - 1] is not None:
@@ -74,6 +76,11 @@ many("write_lat_64_q1024", [0.5, 0.5, 0.5], inrun=[1.45, 1.6, 1.4],
 # (send_lat_64's) = 1.54, missed; not the in-run ratios' 1.2
 many("send_lat_64_q1024", [0.9, 1.0, 1.1], inrun=[1.2, None, 1.2],
      mem=[(1024, 8650752)] * 3)
+# 4096 QPs: not a target (the count of targets stays 10); its line gives
+# the median in-run ratio (1.8), the median 99th and 99.9th percentiles
+# (3.00 and 4.00 us) and one QP's (0.60 and 1.10 us)
+many("send_lat_64_q4096", [0.6, 0.6, 0.6], inrun=[1.7, 1.8, 2.0],
+     mem=[(4096, 4 * 8650752)] * 3, qps=4096)
 
 # second file: the memory half of the 1024-QP target
 first = list(lines)
@@ -129,6 +136,16 @@ verdict(out, "send_lat_64_q1024", False, "x1.54 of one QP (<= 1.5; the medians o
 verdict(out, "write_lat_64", True, "t_typical x1.00 raw")
 if "\n6 of 10 targets met\n" not in out:
     print("FAIL: the count of targets met is not 6 of 10:\n" + out)
+    bad += 1
+want = ("(not a target) send_lat_64_q4096: 4096 QPs, t_typical x1.80 of one QP "
+        "(1.70..2.00), 99% 3.00 us, 99.9% 4.00 us (one QP alone: 0.60 and 1.10 us)")
+if want not in out:
+    print("FAIL: no line '" + want + "' in:\n" + out)
+    bad += 1
+else:
+    print("ok: " + want)
+if "(not a target) send_lat_64_q1024" in out or "(not a target) write_lat_64_q1024" in out:
+    print("FAIL: a 1024-QP case printed as not a target:\n" + out)
     bad += 1
 out = summary(second)
 verdict(out, "send_lat_64_q1024", False, "QP memory NOT reported (in 2 of 3 runs)")
