@@ -521,7 +521,7 @@ static void timed_expire(struct roce_dev *d, uint64_t now)
 }
 
 /* Nothing to send, no reply owed, no RNR wait: off the active list (onto
- * the timed one when a local ACK or solicit timer runs). */
+ * the timer wheel when a local ACK or solicit timer runs). */
 static bool qp_idle(struct roce_qp *rq)
 {
 	struct pmr_qp_obj *qp = rq->qp;

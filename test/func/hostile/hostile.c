@@ -1670,7 +1670,7 @@ static void case11(void)
  * One signaled SEND not acknowledged: sent again at the local ACK timeout
  * (timeout 16: 268 ms, room for the test to answer the retransmission
  * before a second one, even when it loses its CPU for a while), once from
- * RTS (the QP waits on the engine's timed list meanwhile) and once with
+ * RTS (the QP waits on the engine's timer wheel meanwhile) and once with
  * the QP moved to SQD straight after the post (SQD finishes what it
  * started).  The ACKs complete both; SQ_DRAINED
  * follows the second.
