@@ -54,6 +54,26 @@ struct pmr_device *ringport_device_args(struct ringport *rp,
 	return pmr_device_create("roce", args);
 }
 
+struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,
+				  const char *name, unsigned int size,
+				  uint8_t net, unsigned int own)
+{
+	char pname[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *pool;
+	struct pmr_device *dev;
+
+	ringport_eal_init();
+	snprintf(pname, sizeof(pname), "%s_own", name);
+	pool = rte_pktmbuf_pool_create(pname, own, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	CHECK(pool != NULL);
+	dev = ringport_device(rp, name, size, net);
+	CHECK(dev != NULL);
+	vt_open_dev(v, dev);
+	return pool;
+}
+
 uint64_t ringport_sent(const struct ringport *rp)
 {
 	struct rte_eth_stats s;

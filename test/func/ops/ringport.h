@@ -16,6 +16,8 @@
 
 #include <pmr_verbs.h>
 
+struct vt;
+
 struct ringport {
 	struct rte_ring *rx;    /* frames the device receives */
 	struct rte_ring *tx;    /* frames the device sent */
@@ -38,6 +40,16 @@ struct pmr_device *ringport_device(struct ringport *rp, const char *name,
 struct pmr_device *ringport_device_args(struct ringport *rp,
 					const char *name, unsigned int size,
 					uint8_t net, const char *extra);
+
+/*
+ * What every program on a ring port starts with: DPDK, a pool of `own`
+ * mbufs of the program's own ("NAME_own"), the port and its device
+ * (ringport_device()), and v opened on the device.  Fails the test if any
+ * cannot be made.  @return the program's pool.
+ */
+struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,
+				  const char *name, unsigned int size,
+				  uint8_t net, unsigned int own);
 
 /* Frames the port took for transmission so far (its own counter). */
 uint64_t ringport_sent(const struct ringport *rp);

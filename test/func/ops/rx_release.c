@@ -260,16 +260,8 @@ static void overflow(void)
 int main(void)
 {
 	struct vt_opts o = vt_opts_default();
-	struct pmr_device *dev;
 
-	ringport_eal_init();
-	own = rte_pktmbuf_pool_create("rxrel_own", 63, 0, 0,
-				      RTE_MBUF_DEFAULT_BUF_SIZE,
-				      (int)rte_socket_id());
-	CHECK(own != NULL);
-	dev = ringport_device(&rp, "rxrel", RING, 96);
-	CHECK(dev != NULL);
-	vt_open_dev(&v, dev);
+	own = ringport_open(&rp, &v, "rxrel", RING, 96, 63);
 	vt_pair(&v, PMR_QPT_UC, &o, 0, &uc);
 	CHECK_EQ(rte_ring_count(rp.tx), 0);    /* nothing sent yet */
 

@@ -372,16 +372,7 @@ static void later(void)
 
 int main(void)
 {
-	struct pmr_device *dev;
-
-	ringport_eal_init();
-	pool = rte_pktmbuf_pool_create("wheel_own", 256, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
-	CHECK(pool != NULL);
-	dev = ringport_device(&rp, "wheel", RING, NET);
-	CHECK(dev != NULL);
-	vt_open_dev(&v, dev);
+	pool = ringport_open(&rp, &v, "wheel", RING, NET, 256);
 	spread();
 	paused();
 	earlier();

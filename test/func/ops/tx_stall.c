@@ -462,17 +462,9 @@ static void partial(uint8_t retries, bool recover, uint8_t *buf,
 int main(void)
 {
 	static uint8_t buf[B_PKTS * MTU];
-	struct pmr_device *dev;
 	struct pmr_mr *mr;
 
-	ringport_eal_init();
-	pool = rte_pktmbuf_pool_create("stall_own", 4 * RING, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
-	CHECK(pool != NULL);
-	dev = ringport_device(&rp, "stall", RING, NET);
-	CHECK(dev != NULL);
-	vt_open_dev(&v, dev);
+	pool = ringport_open(&rp, &v, "stall", RING, NET, 4 * RING);
 	mr = vt_mr(v.pd, buf, sizeof(buf), PMR_ACCESS_LOCAL_WRITE);
 	stalled(0, buf, mr);
 	stalled(2, buf, mr);
