@@ -60,6 +60,28 @@ static void ask_again(struct roce_qp *rq, uint32_t psn)
 		roce_req_retransmit(rq, psn);
 }
 
+/* How many WQEs from the head of the SQ on are SENDs and WRITEs sent
+ * whole and acknowledged by `psn` (up to the first READ or atomic, or the
+ * first not wholly acknowledged). */
+static uint32_t sends_acked(const struct roce_qp *rq, uint32_t psn)
+{
+	const struct pmr_qp_obj *qp = rq->qp;
+	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
+	uint32_t started = rq->req_idx + (rq->req_off ? 1 : 0);
+	uint32_t n = 0;
+
+	for (; cons + n != started; n++) {
+		const struct pmr_swqe *w = pmr_wq_slot(&qp->sq, cons + n);
+		const struct roce_swqe_st *s = &rq->wst[(cons + n) & qp->sq.mask];
+
+		if (op_is_rd(w->opcode) ||
+		    wire_psn_cmp(wire_psn_add(s->first_psn, s->npkts - 1),
+				 psn) > 0)
+			break;
+	}
+	return n;
+}
+
 /*
  * Everything up to and including `psn` is acknowledged: retire the SEND
  * and WRITE WQEs it covers.  A READ or atomic it covers whose answer
@@ -71,30 +93,26 @@ static bool ack_upto(struct roce_qp *rq, uint32_t psn)
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t mtu = (uint32_t)pmr_mtu_to_num(qp->attr.path_mtu);
 	uint32_t una = wire_psn_add(psn, 1);
+	uint32_t n = sends_acked(rq, psn);
 	struct roce_swqe_st *s;
 	struct pmr_swqe *w;
-	bool moved = false;
+	bool moved = n != 0;
 
-	while ((w = head_wqe(rq, &s)) != NULL) {
+	if (n != 0)      /* retired in one go: one store of the consumer */
+		pmr_sq_retire_ok(qp, n);
+	w = head_wqe(rq, &s);
+	if (w != NULL && op_is_rd(w->opcode)) {
+		/* acknowledged only as far as its answers came */
 		uint32_t last = wire_psn_add(s->first_psn, s->npkts - 1);
+		uint32_t got = wire_psn_add(s->first_psn,
+			w->opcode == PMR_WR_RDMA_READ ?
+			roce_mtu_whole(rq->read_off, mtu) : 0);
 
-		if (op_is_rd(w->opcode)) {
-			/* acknowledged only as far as its answers came */
-			uint32_t got = wire_psn_add(s->first_psn,
-				w->opcode == PMR_WR_RDMA_READ ?
-				roce_mtu_whole(rq->read_off, mtu) : 0);
-
-			if (wire_psn_cmp(una, got) > 0)
-				una = got;
-			if (wire_psn_cmp(last, psn) <= 0)
-				/* covered by a later answer: its own were lost */
-				ask_again(rq, got);
-			break;
-		}
-		if (wire_psn_cmp(last, psn) > 0)
-			break;
-		pmr_sq_retire(qp, PMR_WC_SUCCESS, w->length, 0);
-		moved = true;
+		if (wire_psn_cmp(una, got) > 0)
+			una = got;
+		if (wire_psn_cmp(last, psn) <= 0)
+			/* covered by a later answer: its own were lost */
+			ask_again(rq, got);
 	}
 	/* any PSN newly acknowledged is progress, not only a retired WQE:
 	 * one long message spans many ACKs, and the timer must not fire */

@@ -606,6 +606,13 @@ void *pmr_mr_check(struct pmr_dev_obj *dev, struct pmr_pd *pd, uint32_t key,
 void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
 		   uint32_t byte_len, uint32_t vendor_err);
 
+/**
+ * Retire the n oldest WQEs of the SQ, each successful with its length as
+ * the byte count, as n calls of pmr_sq_retire() would: a completion for
+ * each signaled one, in order; then `cons` advanced once, by n.
+ */
+void pmr_sq_retire_ok(struct pmr_qp_obj *qp, uint32_t n);
+
 /** The WC opcode of a send WR opcode. */
 enum pmr_wc_opcode pmr_wr_to_wc_opcode(unsigned int wr_opcode);
 

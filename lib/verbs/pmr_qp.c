@@ -338,24 +338,44 @@ void pmr_qp_flush_posted(struct pmr_qp_obj *qp)
 		sq_flush(qp);
 }
 
+/* The send completion of WQE w. */
+static void sq_wc_push(struct pmr_qp_obj *qp, const struct pmr_swqe *w,
+		       enum pmr_wc_status status, uint32_t byte_len,
+		       uint32_t vendor_err)
+{
+	struct pmr_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = status;
+	wc.opcode = pmr_wr_to_wc_opcode(w->opcode);
+	wc.vendor_err = vendor_err;
+	wc.byte_len = byte_len;
+	wc.qp_num = qp->pub.qp_num;
+	pmr_cq_push(pmr_cq_obj(qp->pub.send_cq), &wc, false);
+}
+
+void pmr_sq_retire_ok(struct pmr_qp_obj *qp, uint32_t n)
+{
+	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct pmr_swqe *w = pmr_wq_slot(&qp->sq, cons + i);
+
+		if (w->send_flags & PMR_SEND_SIGNALED)
+			sq_wc_push(qp, w, PMR_WC_SUCCESS, w->length, 0);
+	}
+	atomic_store_explicit(&qp->sq.cons, cons + n, memory_order_release);
+}
+
 void pmr_sq_retire(struct pmr_qp_obj *qp, enum pmr_wc_status status,
 		   uint32_t byte_len, uint32_t vendor_err)
 {
 	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
 	struct pmr_swqe *w = pmr_wq_slot(&qp->sq, cons);
 
-	if (status != PMR_WC_SUCCESS || (w->send_flags & PMR_SEND_SIGNALED)) {
-		struct pmr_wc wc;
-
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = w->wr_id;
-		wc.status = status;
-		wc.opcode = pmr_wr_to_wc_opcode(w->opcode);
-		wc.vendor_err = vendor_err;
-		wc.byte_len = byte_len;
-		wc.qp_num = qp->pub.qp_num;
-		pmr_cq_push(pmr_cq_obj(qp->pub.send_cq), &wc, false);
-	}
+	if (status != PMR_WC_SUCCESS || (w->send_flags & PMR_SEND_SIGNALED))
+		sq_wc_push(qp, w, status, byte_len, vendor_err);
 	atomic_store_explicit(&qp->sq.cons, cons + 1, memory_order_release);
 	if (status == PMR_WC_SUCCESS)
 		return;
