@@ -8,7 +8,8 @@
 # bandwidth), an option or a client's parameter is not refused as it
 # should be, or an option does not do what it says (sizes of -a, pictures
 # of --histogram, units of the bandwidth, inline size, progress mode, -n
-# over several QPs); it does not judge speed (bench/run.sh does that).
+# over several QPs), or a latency loop takes page faults; it does not
+# judge speed (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
