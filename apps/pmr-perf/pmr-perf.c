@@ -130,19 +130,6 @@ static uint64_t page_faults(void)
 }
 
 /*
- * A latency loop's timestamp of iteration it; at the first one after the
- * warm-up, the page faults so far into *f0 first (a system call, outside
- * every sample).
- */
-static inline void stamp(uint64_t *t, uint64_t it, uint64_t warm,
-			 uint64_t *f0)
-{
-	if (it == warm)
-		*f0 = page_faults();
-	t[it] = rte_rdtsc();
-}
-
-/*
  * calloc that dies, naming what it was for, when there is no memory, and
  * touches every page of it.  A large calloc gets pages the kernel maps at
  * their first write: a fault of a microsecond or more.  The timestamps
@@ -813,6 +800,57 @@ static uint32_t frag_size(void)
 	return (uint32_t)o.mtu;
 }
 
+/*
+ * The iterations of a latency loop (the client's): `warm` of warm-up,
+ * then `iters` measured, `total` in all.  The warm-up is a tenth of the
+ * iterations and 10 more (`base`), made longer, up to `want`, when those
+ * show that it takes at most a quarter of a second: enough iterations for
+ * WARM_FRAMES frames each way.  The buffers of the port's rings (memif's
+ * 1024 slots by default, af_packet's frame count) are mapped at their
+ * first use, a page fault each, and a warm-up that has gone round them
+ * leaves none to a measured iteration.  (Where an iteration takes
+ * milliseconds, as with service progress on a machine with fewer CPUs
+ * than pollers, the warm-up stays at `base`.)
+ */
+#define WARM_FRAMES 4096
+struct lat_iters {
+	uint64_t iters, base, want;
+	uint64_t warm, total;        /* base and base + iters until decided */
+	uint64_t f0;                 /* page faults at the first measured one */
+};
+
+static void lat_iters_init(struct lat_iters *li, uint64_t iters,
+			   uint64_t size)
+{
+	uint64_t frames = size / frag_size() + 1;   /* a message, each way */
+
+	li->iters = iters;
+	li->base = iters / 10 + 10;
+	li->want = RTE_MAX(li->base, (WARM_FRAMES + frames - 1) / frames);
+	li->warm = li->base;
+	li->total = li->base + iters;
+	li->f0 = 0;
+}
+
+/*
+ * Iteration it's timestamp into t (sized for li->want + li->iters + 1).
+ * At the end of the base warm-up, whether to make it longer; at the first
+ * measured iteration, the page faults so far (a system call, outside
+ * every sample).
+ */
+static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
+{
+	if (unlikely(it == li->base) && li->want > li->base &&
+	    (rte_rdtsc() - t[0]) / li->base * (li->want - li->base) <=
+	    hz / 4) {
+		li->warm = li->want;
+		li->total = li->want + li->iters;
+	}
+	if (unlikely(it == li->warm))
+		li->f0 = page_faults();
+	t[it] = rte_rdtsc();
+}
+
 /* Send a message of `size` bytes as its nfr frames of at most frag bytes,
  * one at a time (the ping-pong's messages are one frame at 2 and 64 B). */
 static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
@@ -854,15 +892,15 @@ static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
  * the data (16 bytes, a RETH's size) and the data back.  atomic_lat (8
  * bytes): 8 bytes each way.
  */
-static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
-		    struct lat_res *res, double **samples, size_t *nsamples)
+static void raw_lat(uint64_t size, uint64_t iters, struct lat_res *res,
+		    double **samples, size_t *nsamples)
 {
 	uint32_t frag = frag_size();
 	uint32_t nfr = (uint32_t)((size + frag - 1) / frag);
 	uint64_t req = o.op == OP_READ && size > 16 ? 16 : size;
 	uint32_t nreq = (uint32_t)((req + frag - 1) / frag);
 	uint8_t *buf, *rbuf;
-	uint64_t total = iters + warm;
+	struct lat_iters li;
 	uint64_t *t = NULL;
 
 	if (nfr == 0)
@@ -873,8 +911,9 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	 * message, at the frame's place in it, as the stack's are */
 	buf = zalloc(1, size + frag, "the raw message");
 	rbuf = zalloc(nfr, frag, "the raw message received");
+	lat_iters_init(&li, iters, size);
 	if (!server)
-		t = zalloc(total + 1, sizeof(*t), "the timestamps");
+		t = zalloc(li.want + iters + 1, sizeof(*t), "the timestamps");
 	barrier("RAWLAT");
 	if (server) {
 		uint32_t got = 0, len, spins = 0;
@@ -891,13 +930,13 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			}
 		}
 	} else {
-		uint64_t it, f0 = 0;
+		uint64_t it, f;
 
-		for (it = 0; it < total; it++) {
+		for (it = 0; it < li.total; it++) {
 			uint32_t got = 0, len;
 			uint64_t t0;
 
-			stamp(t, it, warm, &f0);
+			stamp(t, it, &li);
 			raw_send_msg(buf, req, frag, nreq);
 			t0 = rte_rdtsc();
 			/* as the RDMA loops: no clock read per empty poll */
@@ -909,8 +948,8 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 						 "raw ping-pong (frame lost?)");
 			}
 		}
-		t[total] = rte_rdtsc();
-		f0 = page_faults() - f0;
+		t[li.total] = rte_rdtsc();
+		f = page_faults() - li.f0;
 		tcp_send("END\n");
 		double *s = zalloc(iters, sizeof(*s), "the samples");
 
@@ -918,10 +957,10 @@ static void raw_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		double div = o.op == OP_SEND || o.op == OP_WRITE ? 2 : 1;
 
 		for (uint64_t i = 0; i < iters; i++)
-			s[i] = (double)(t[warm + i + 1] - t[warm + i]) * 1e6 /
-			       (double)hz / div;
+			s[i] = (double)(t[li.warm + i + 1] - t[li.warm + i]) *
+			       1e6 / (double)hz / div;
 		*res = lat_stats(s, iters, size);
-		res->faults = f0;
+		res->faults = f;
 		*samples = s;
 		*nsamples = iters;
 		free(t);
@@ -1551,12 +1590,16 @@ static void serve_until_end(void)
 
 /* The latency test on the first nqp QPs (round-robin): o.nqp, or 1 for
  * --one-qp-compare's reference. */
-static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
-			int nqp, struct lat_res *res)
+static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
+			struct lat_res *res)
 {
-	uint64_t total = iters + warm, it, f0 = 0;
-	uint64_t *t = server ? NULL :
-		zalloc(total + 1, sizeof(*t), "the timestamps");
+	struct lat_iters li;
+	uint64_t it, f = 0;
+	uint64_t *t;
+
+	lat_iters_init(&li, iters, size);
+	t = server ? NULL :
+		zalloc(li.want + iters + 1, sizeof(*t), "the timestamps");
 	bool half = o.op == OP_SEND || o.op == OP_WRITE;
 	struct pmr_send_wr *wrs = zalloc((size_t)o.nqp, sizeof(*wrs),
 					  "the WRs");
@@ -1577,12 +1620,12 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 		struct pmr_wc wc;
 		uint32_t spins = 0;
 
-		for (it = 0; server || it < total; it++) {
+		for (it = 0; server || it < li.total; it++) {
 			struct rqp *q = &qps[it % (uint64_t)nqp];
 			int idx = (int)(it % (uint64_t)nqp);
 
 			if (!server) {
-				stamp(t, it, warm, &f0);
+				stamp(t, it, &li);
 				post_one(q, idx, &wrs[idx], false);
 			}
 			uint64_t ts = rte_rdtsc();
@@ -1612,14 +1655,14 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 	} else if (o.op == OP_WRITE) {
 		uint32_t spins = 0;
 
-		for (it = 0; server || it < total; it++) {
+		for (it = 0; server || it < li.total; it++) {
 			int idx = (int)(it % (uint64_t)nqp);
 			struct rqp *q = &qps[idx];
 			uint8_t v = (uint8_t)(q->cnt++ % 255 + 1);
 			volatile uint8_t *poll = q->rbuf + size - 1;
 
 			if (!server) {
-				stamp(t, it, warm, &f0);
+				stamp(t, it, &li);
 				q->lbuf[size - 1] = v;
 				post_one(q, idx, &wrs[idx], false);
 			}
@@ -1645,11 +1688,11 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 			serve_until_end();
 			goto out;
 		}
-		for (it = 0; it < total; it++) {
+		for (it = 0; it < li.total; it++) {
 			int idx = (int)(it % (uint64_t)nqp);
 			struct rqp *q = &qps[idx];
 
-			stamp(t, it, warm, &f0);
+			stamp(t, it, &li);
 			post_one(q, idx, &wrs[idx], true);
 			/* the clock read every END_CHECK_SPINS empty polls,
 			 * as in the other loops and the raw baseline */
@@ -1659,8 +1702,8 @@ static double *rdma_lat(uint64_t size, uint64_t iters, uint64_t warm,
 						 "waiting for a completion");
 		}
 	}
-	t[total] = rte_rdtsc();
-	f0 = page_faults() - f0;
+	t[li.total] = rte_rdtsc();
+	f = page_faults() - li.f0;
 	finish_client();
 out:
 	barrier("LATDONE");
@@ -1671,10 +1714,10 @@ out:
 	double *s = zalloc(iters, sizeof(*s), "the samples");
 
 	for (uint64_t i = 0; i < iters; i++)
-		s[i] = (double)(t[warm + i + 1] - t[warm + i]) * 1e6 /
+		s[i] = (double)(t[li.warm + i + 1] - t[li.warm + i]) * 1e6 /
 		       (double)hz / (half ? 2 : 1);
 	*res = lat_stats(s, iters, size);
-	res->faults = f0;
+	res->faults = f;
 	free(t);
 	return s;
 }
@@ -1688,7 +1731,7 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 			   const struct lat_res *many)
 {
 	struct lat_res r;
-	double *smp = rdma_lat(size, iters, iters / 10 + 10, 1, &r);
+	double *smp = rdma_lat(size, iters, 1, &r);
 	char what[32];
 
 	free(smp);
@@ -2236,7 +2279,7 @@ int main(int argc, char **argv)
 			if (o.lat) {
 				if (k == 0)
 					lat_header(true);
-				raw_lat(sizes[k], it, it / 10 + 10, &raw_lr[k],
+				raw_lat(sizes[k], it, &raw_lr[k],
 					&raw_s[k], &raw_n[k]);
 				if (!server)
 					lat_print(&raw_lr[k], true);
@@ -2285,7 +2328,7 @@ int main(int argc, char **argv)
 
 			if (k == 0)
 				lat_header(false);
-			smp = rdma_lat(s, it, it / 10 + 10, o.nqp, &r);
+			smp = rdma_lat(s, it, o.nqp, &r);
 			if (!server) {
 				lat_print(&r, false);
 				histogram(smp, r.iters, raw_s[k], raw_n[k], s,
