@@ -812,7 +812,7 @@ static uint32_t frag_size(void)
  * milliseconds, as with service progress on a machine with fewer CPUs
  * than pollers, the warm-up stays at `base`.)
  */
-#define WARM_FRAMES 4096
+#define WARM_FRAMES 2048
 struct lat_iters {
 	uint64_t iters, base, want;
 	uint64_t warm, total;        /* base and base + iters until decided */
