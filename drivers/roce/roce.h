@@ -265,6 +265,13 @@ static inline struct roce_qp *roce_qp_of(struct pmr_qp_obj *qp)
 	return pmr_qp_priv_inline(qp);
 }
 
+/* The SQ index after the last WQE the requester began (the one it is
+ * in the middle of included). */
+static inline uint32_t roce_sq_started(const struct roce_qp *rq)
+{
+	return rq->req_idx + (rq->req_off ? 1 : 0);
+}
+
 static inline struct roce_dev *roce_dev_of(struct pmr_qp_obj *qp)
 {
 	return qp->ctx->dev->priv;

@@ -18,9 +18,8 @@ static struct pmr_swqe *head_wqe(struct roce_qp *rq, struct roce_swqe_st **s)
 {
 	struct pmr_qp_obj *qp = rq->qp;
 	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
-	uint32_t started = rq->req_idx + (rq->req_off ? 1 : 0);
 
-	if (cons == started)
+	if (cons == roce_sq_started(rq))
 		return NULL;
 	*s = &rq->wst[cons & qp->sq.mask];
 	return pmr_wq_slot(&qp->sq, cons);
@@ -67,7 +66,7 @@ static uint32_t sends_acked(const struct roce_qp *rq, uint32_t psn)
 {
 	const struct pmr_qp_obj *qp = rq->qp;
 	uint32_t cons = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
-	uint32_t started = rq->req_idx + (rq->req_off ? 1 : 0);
+	uint32_t started = roce_sq_started(rq);
 	uint32_t n = 0;
 
 	for (; cons + n != started; n++) {

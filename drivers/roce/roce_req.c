@@ -204,7 +204,7 @@ static bool rewind_to(struct roce_qp *rq, uint32_t psn)
 
 	for (uint32_t i = atomic_load_explicit(&qp->sq.cons,
 					       memory_order_relaxed);
-	     i != rq->req_idx + (rq->req_off ? 1 : 0); i++) {
+	     i != roce_sq_started(rq); i++) {
 		struct roce_swqe_st *s = &rq->wst[i & qp->sq.mask];
 		struct pmr_swqe *w = pmr_wq_slot(&qp->sq, i);
 		uint32_t k = (psn - s->first_psn) & 0xffffff;
