@@ -91,6 +91,7 @@ struct opts {
 	int tcp_port;
 	const char *host;
 	const char *hist;
+	const char *samples;      /* --samples FILE (the client's) */
 	const char *devargs;
 	int progress;            /* enum pmr_progress_mode */
 };
@@ -105,6 +106,7 @@ static uint64_t hz;
 static int sock = -1;
 static struct pmr_context *ctx;
 static bool server;
+static FILE *samples_f;          /* --samples: open on the client */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -851,6 +853,50 @@ static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
 	t[it] = rte_rdtsc();
 }
 
+/*
+ * A latency loop's measured iterations in microseconds, in the order they
+ * ran, from its timestamps t (divided by div: 2 for a half round trip).
+ * With --samples, they go to its file too, as "mode,bytes,iteration,usec"
+ * lines, before lat_stats() sorts them; an iteration is numbered as the
+ * loop counts it, the warm-up's included, so that its number modulo -Q
+ * tells the signaled one (with one QP and one size, the -Q-th, 2 -Q-th
+ * ... post of the loop: number mod -Q = -Q - 1).
+ */
+static double *lat_samples(const uint64_t *t, const struct lat_iters *li,
+			   double div, const char *mode, uint64_t bytes)
+{
+	double *s = zalloc(li->iters, sizeof(*s), "the samples");
+
+	for (uint64_t i = 0; i < li->iters; i++)
+		s[i] = (double)(t[li->warm + i + 1] - t[li->warm + i]) *
+		       1e6 / (double)hz / div;
+	if (samples_f != NULL)
+		for (uint64_t i = 0; i < li->iters; i++)
+			fprintf(samples_f, "%s,%" PRIu64 ",%" PRIu64 ",%.6f\n",
+				mode, bytes, li->warm + i, s[i]);
+	return s;
+}
+
+/* --samples FILE, opened before any set-up, with its header line */
+static void samples_open(void)
+{
+	samples_f = fopen(o.samples, "w");
+	if (samples_f == NULL)
+		die("cannot write --samples %s: %s", o.samples,
+		    strerror(errno));
+	fprintf(samples_f, "mode,bytes,iteration,usec\n");
+}
+
+/* ... and closed at the end: a sample lost on the way fails the run */
+static void samples_close(void)
+{
+	if (samples_f == NULL)
+		return;
+	if (ferror(samples_f) | fclose(samples_f))
+		die("writing --samples %s failed", o.samples);
+	samples_f = NULL;
+}
+
 /* Send a message of `size` bytes as its nfr frames of at most frag bytes,
  * one at a time (the ping-pong's messages are one frame at 2 and 64 B). */
 static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
@@ -951,14 +997,10 @@ static void raw_lat(uint64_t size, uint64_t iters, struct lat_res *res,
 		t[li.total] = rte_rdtsc();
 		f = page_faults() - li.f0;
 		tcp_send("END\n");
-		double *s = zalloc(iters, sizeof(*s), "the samples");
-
 		/* like the RDMA test: half round trip for send/write */
 		double div = o.op == OP_SEND || o.op == OP_WRITE ? 2 : 1;
+		double *s = lat_samples(t, &li, div, "raw", size);
 
-		for (uint64_t i = 0; i < iters; i++)
-			s[i] = (double)(t[li.warm + i + 1] - t[li.warm + i]) *
-			       1e6 / (double)hz / div;
 		*res = lat_stats(s, iters, size);
 		res->faults = f;
 		*samples = s;
@@ -1711,11 +1753,10 @@ out:
 	free(sges);
 	if (server)
 		return NULL;
-	double *s = zalloc(iters, sizeof(*s), "the samples");
+	/* (QP 0 alone: --one-qp-compare's second run) */
+	double *s = lat_samples(t, &li, half ? 2 : 1,
+				nqp < o.nqp ? "one_qp" : "rdma", size);
 
-	for (uint64_t i = 0; i < iters; i++)
-		s[i] = (double)(t[li.warm + i + 1] - t[li.warm + i]) * 1e6 /
-		       (double)hz / (half ? 2 : 1);
 	*res = lat_stats(s, iters, size);
 	res->faults = f;
 	free(t);
@@ -1938,6 +1979,11 @@ static void usage(void)
 "                        the memory its QPs hold, \"mode\":\"qp_mem\",\n"
 "                        unless --raw left it without QPs)\n"
 "      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
+"      --samples FILE    latency tests, client: every measured\n"
+"                        iteration's latency, in the order run, as CSV\n"
+"                        lines mode,bytes,iteration,usec (mode raw,\n"
+"                        rdma or one_qp; iteration counted from the\n"
+"                        warm-up's first); bench/samples.py reads it\n"
 "      --raw             only the raw ethdev baseline (no RDMA)\n"
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
 "      --raw-burst N     bw tests with --raw or --raw-compare: frames\n"
@@ -1984,7 +2030,7 @@ static bool size_set, rx_set;
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
-	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP };
+	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -1996,7 +2042,7 @@ static int parse_opts(int argc, char **argv)
 		{ "help", 0, NULL, 'h' },
 		{ "report_gbits", 0, NULL, O_GBITS },
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
-		{ "histogram", 1, NULL, O_HIST }, { "raw", 0, NULL, O_RAW },
+		{ "histogram", 1, NULL, O_HIST }, { "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
@@ -2053,6 +2099,7 @@ static int parse_opts(int argc, char **argv)
 		case O_GBITS: o.gbits = true; break;
 		case O_JSON: o.json = true; break;
 		case O_HIST: o.hist = optarg; break;
+		case O_SAMPLES: o.samples = optarg; break;
 		case O_RAW: o.raw = 1; break;
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
@@ -2118,6 +2165,8 @@ static void defaults(void)
 		die("write_lat needs -s >= 1 (it watches the last byte)");
 	if (o.lat && o.duration > 0)
 		die("-D is for the bandwidth tests; give latency tests -n");
+	if (o.samples != NULL && !o.lat)
+		die("--samples is for the latency tests");
 }
 
 /* A UD message is one packet: -s at most the MTU (-a stops there). */
@@ -2244,6 +2293,8 @@ int main(int argc, char **argv)
 	server = o.host == NULL;
 	if (!server)
 		defaults();       /* bad options fail before EAL and TCP */
+	if (!server && o.samples != NULL)
+		samples_open();
 	parse_devargs();
 	/* the client's MTU, -m's or the device's, goes to the server: every
 	 * run has one from here on */
@@ -2302,6 +2353,7 @@ int main(int argc, char **argv)
 		barrier("RAWSTOPPED");
 	}
 	if (o.raw == 1) {
+		samples_close();
 		for (int k = 0; k < nsizes; k++)
 			free(raw_s[k]);
 		close(sock);
@@ -2372,6 +2424,7 @@ int main(int argc, char **argv)
 			       st.retransmits, st.timeouts, st.nak_rnr_rx,
 			       st.tx_no_mbuf, st.tx_drops);
 	}
+	samples_close();
 	for (int k = 0; k < nsizes; k++)
 		free(raw_s[k]);
 	/* Stop polling before either side goes: a memif peer that

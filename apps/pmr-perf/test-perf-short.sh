@@ -7,9 +7,10 @@
 # --raw-compare, the raw port's (a message rate: 0-byte messages have no
 # bandwidth), an option or a client's parameter is not refused as it
 # should be, or an option does not do what it says (sizes of -a, pictures
-# of --histogram, units of the bandwidth, inline size, progress mode, -n
-# over several QPs), or a latency loop takes page faults; it does not
-# judge speed (bench/run.sh does that).
+# of --histogram, samples of --samples and bench/samples.py's reading of
+# them, units of the bandwidth, inline size, progress mode, -n over
+# several QPs), or a latency loop takes page faults; it does not judge
+# speed (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
@@ -223,6 +224,8 @@ reject "--raw-pad needs --raw or --raw-compare" send_bw --raw-pad 44
 reject "--one-qp-compare is for the latency tests" send_bw -q 2 --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat -q 4 --raw --one-qp-compare
+reject "--samples is for the latency tests" send_bw --samples "$DIR/s.csv"
+reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 
 # a server takes the run's parameters from its client, and checks them
 # as the client's own options are checked: a client that sends others
@@ -346,6 +349,43 @@ if compgen -G "$DIR/*.dat" >/dev/null; then
 	echo "FAIL: --histogram left $(ls "$DIR"/*.dat)"
 	fail=1
 fi
+# --samples: every measured iteration of each loop, in the order run,
+# numbered from the warm-up's first; their percentiles, and those
+# bench/samples.py prints from the file, the ones pmr-perf printed
+SAMPLES_PY=$(dirname "$0")/../../bench/samples.py
+samples_ok() {
+	local f=$1 n=$2; shift 2
+	python3 - "$f" "$n" "$DIR/out" "$SAMPLES_PY" "$@" <<'PY' || { echo "FAIL: --samples $f: not what pmr-perf measured"; fail=1; }
+import json, re, subprocess, sys
+f, n, out, py, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+lines = open(f).read().splitlines()
+assert lines[0] == "mode,bytes,iteration,usec", lines[0]
+got = {}
+for l in lines[1:]:
+    m, b, it, us = l.split(",")
+    got.setdefault(m, []).append((int(it), float(us)))
+assert sorted(got) == sorted(modes), sorted(got)
+text = subprocess.run([sys.executable, py, f], capture_output=True,
+                      text=True, check=True).stdout
+for m, xs in got.items():
+    its = [i for i, _ in xs]
+    assert len(xs) == n and its == list(range(its[0], its[0] + n)), m
+    r = [json.loads(l) for l in open(out) if f'"mode":"{m}"' in l][0]
+    s = sorted(u for _, u in xs)
+    p = re.search(rf"^{m} 64 B: {n} iterations, t_typical (\S+) 99% (\S+) "
+                  rf"99\.9% (\S+) usec$", text, re.M)
+    assert p, (m, text)
+    for k, v, w in (("t_typical", s[n // 2], p[1]),
+                    ("p99", s[-(-99 * n // 100) - 1], p[2]),
+                    ("p99_9", s[-(-999 * n // 1000) - 1], p[3])):
+        assert abs(r[k] - v) <= 0.0015, (m, k, r[k], v)
+        assert abs(r[k] - float(w)) <= 0.0015, (m, k, r[k], w)
+PY
+}
+run send_lat -s 64 -n 2000 --raw-compare --samples "$DIR/s.csv"
+samples_ok "$DIR/s.csv" 2000 raw rdma
+run send_lat -s 64 -n 300 -q 2 --one-qp-compare --samples "$DIR/s2.csv"
+samples_ok "$DIR/s2.csv" 300 rdma one_qp
 # bandwidth in perftest's units: MB/sec of 2^20 bytes by default, Gb/sec
 # of 10^9 bits with --report_gbits; the message rate times the size
 run write_bw -s 65536 -n 2000
