@@ -892,7 +892,7 @@ static void samples_close(void)
 {
 	if (samples_f == NULL)
 		return;
-	if (ferror(samples_f) | fclose(samples_f))
+	if (ferror(samples_f) | fclose(samples_f))     /* (both, always) */
 		die("writing --samples %s failed", o.samples);
 	samples_f = NULL;
 }
@@ -2042,7 +2042,8 @@ static int parse_opts(int argc, char **argv)
 		{ "help", 0, NULL, 'h' },
 		{ "report_gbits", 0, NULL, O_GBITS },
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
-		{ "histogram", 1, NULL, O_HIST }, { "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
+		{ "histogram", 1, NULL, O_HIST },
+		{ "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
