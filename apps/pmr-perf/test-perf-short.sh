@@ -73,7 +73,7 @@ run() {
 	done
 	if [ $rc -ne 0 ] || [ $bad -ne 0 ]; then
 		echo "FAIL: pmr-perf $*"
-		tail -5 "$out" "$DIR/client.err" "$DIR/server.log"
+		tail -n 5 "$out" "$DIR/client.err" "$DIR/server.log"
 		fail=1
 	else
 		echo "ok: pmr-perf $*"
@@ -90,7 +90,7 @@ run_dies() {
 	if ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1 \
 	   pair "$@" || ! grep -qF "pmr-perf: $msg" "$DIR/client.err"; then
 		echo "FAIL: pmr-perf $* did not stop with '$msg'"
-		tail -5 "$DIR/client.err" "$DIR/server.log"
+		tail -n 5 "$DIR/client.err" "$DIR/server.log"
 		fail=1
 	else
 		echo "ok: pmr-perf $* stopped ($msg)"
