@@ -4,11 +4,16 @@
 #   make test     the fast and func suites, in the developer build and in a
 #                 sanitizer (ASan + UBSan) build; SANITIZE=0 skips the latter
 #
-# Variables: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan), SANITIZE (1),
+#   make pgo      a build of the library optimised with the profile of a
+#                 pmr-perf training run over memif (scripts/pgo.sh)
+#
+# Variables: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan),
+# PGO_BUILD_DIR (build-pgo), SANITIZE (1),
 # MESON_OPTS (extra options for the first `meson setup`), DESTDIR (install).
 
 BUILD_DIR ?= build
 ASAN_BUILD_DIR ?= build-asan
+PGO_BUILD_DIR ?= build-pgo
 SANITIZE ?= 1
 MESON_OPTS ?=
 DESTDIR ?=
@@ -23,7 +28,7 @@ TEST_ENV = BUILD_DIR=$(BUILD_DIR) ASAN_BUILD_DIR=$(ASAN_BUILD_DIR)
 .NOTPARALLEL:
 
 .PHONY: all help deps hugepages build test test-fast test-func perf \
-	install demo clean
+	pgo install demo clean
 
 all: build
 
@@ -35,9 +40,10 @@ help:
 	@echo "make test-fast   fast suite, developer build"
 	@echo "make test-func   func suite, developer build"
 	@echo "make perf        perf suite (benchmarks), developer build"
+	@echo "make pgo         profile-guided build of the library in $(PGO_BUILD_DIR)/"
 	@echo "make install     meson install (DESTDIR=... to stage)"
 	@echo "make demo        device list + verbs loopback example"
-	@echo "make clean       remove $(BUILD_DIR)/ and $(ASAN_BUILD_DIR)/"
+	@echo "make clean       remove $(BUILD_DIR)/, $(ASAN_BUILD_DIR)/ and $(PGO_BUILD_DIR)/"
 
 deps:
 	@scripts/deps.sh
@@ -61,6 +67,9 @@ test-func: deps build hugepages
 perf: deps build hugepages
 	@$(TEST_ENV) SANITIZE=0 scripts/test.sh perf
 
+pgo: deps
+	@scripts/pgo.sh $(PGO_BUILD_DIR)
+
 # Installing into the system (no DESTDIR) as root refreshes the loader cache.
 install: build
 	meson install -C $(BUILD_DIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
@@ -72,4 +81,4 @@ demo: deps build hugepages
 	@scripts/demo.sh $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(PGO_BUILD_DIR)

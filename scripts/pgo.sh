@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Build libpmrdma with profile-guided optimisation (gcc):
+#
+#   scripts/pgo.sh [BUILD_DIR [MESON_OPTION...]]   (default: build-pgo)
+#
+# 1. configures BUILD_DIR with -Dpgo=generate (and the MESON_OPTIONs, when
+#    it sets it up) and builds it: the library instrumented, pmr-perf and
+#    the rest as usual;
+# 2. trains it: pmr-perf runs between two processes over memif (server on
+#    CPU 1, client on CPU 0), each writing its counts into the library's
+#    profile (.gcda files beside its objects), which starts empty;
+# 3. reconfigures BUILD_DIR with -Dpgo=use and builds the library again
+#    with that profile.
+#
+# The training runs are the cases below, one per line, or those of
+# PMR_PGO_CASES (same form: pmr-perf's client options, lines separated by
+# ";").  EAL memory follows scripts/hugepages.sh's decision for BUILD_DIR
+# (PMR_NO_HUGE=1 forces --no-huge).  Exit status 1, and BUILD_DIR left in
+# generate mode, when a training run fails or leaves no profile; the logs
+# of a failed run are printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DIR=${1:-build-pgo}
+[ $# -eq 0 ] || shift
+CASES=${PMR_PGO_CASES:-"send_lat -s 2 -n 20000
+send_lat -s 64 -n 20000 --raw-compare
+write_lat -s 64 -n 20000
+read_lat -s 64 -n 20000
+atomic_lat -n 20000
+send_bw -s 64 -t 512 -Q 64 -D 1
+send_bw -s 64 -t 512 -Q 64 -l 32 -D 1
+write_bw -s 65536 -m 4096 -D 1
+send_lat -s 64 -n 5000 -q 64"}
+
+fail() {
+	echo "pgo: $*" >&2
+	exit 1
+}
+
+runs=()
+while IFS= read -r c; do
+	c=${c#"${c%%[![:space:]]*}"}        # leading blanks
+	[ -z "$c" ] || runs+=("$c")
+done < <(tr ';' '\n' <<<"$CASES")
+[ ${#runs[@]} -gt 0 ] || fail "no training runs (PMR_PGO_CASES is empty)"
+
+# the instrumented build, with an empty profile
+scripts/setup-build.sh "$DIR" -Dpgo=generate "$@"
+echo "+ meson configure $DIR -Dpgo=generate"
+meson configure "$DIR" -Dpgo=generate >/dev/null
+find "$DIR" -name '*.gcda' -delete
+ninja -C "$DIR"
+scripts/hugepages.sh "$DIR"
+read -r -a EAL <<<"$(scripts/eal-args.sh "$DIR")"
+
+BIN=$DIR/apps/pmr-perf/pmr-perf
+LOG=$(mktemp -d /tmp/pmr-pgo.XXXXXX)
+trap 'rm -rf "$LOG"' EXIT
+port=$((23000 + $$ % 5000))
+n=0
+for c in "${runs[@]}"; do
+	n=$((n + 1))
+	sock=$LOG/memif.sock p=$((port++))
+	m="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+	rm -f "$sock"
+	echo "pgo: training run $n: pmr-perf $c"
+	# shellcheck disable=SC2086
+	timeout 120 "$BIN" $c -p "$p" \
+		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- -l 1 "${EAL[@]}" \
+		--file-prefix pgos$$ --log-level=lib.eal:error --vdev "$m,role=server" \
+		>"$LOG/server.log" 2>&1 &
+	spid=$!
+	sleep 0.5
+	rc=0
+	# shellcheck disable=SC2086
+	timeout 120 "$BIN" $c -p "$p" 127.0.0.1 \
+		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- -l 0 "${EAL[@]}" \
+		--file-prefix pgoc$$ --log-level=lib.eal:error --vdev "$m,role=client" \
+		>"$LOG/client.log" 2>&1 || rc=1
+	wait "$spid" || rc=1
+	if [ $rc -ne 0 ]; then
+		tail -n 5 "$LOG/client.log" "$LOG/server.log" >&2
+		fail "training run $n failed: pmr-perf $c"
+	fi
+done
+
+# every object of the library has its counts (a run that did not reach
+# the library, or a build elsewhere, would leave none)
+objs=$(find "$DIR/libpmrdma.so."*.p -name '*.o' | wc -l)
+prof=$(find "$DIR/libpmrdma.so."*.p -name '*.gcda' | wc -l)
+if [ "$prof" -eq 0 ] || [ "$prof" -ne "$objs" ]; then
+	fail "the training left $prof profile files for the library's $objs objects"
+fi
+
+echo "+ meson configure $DIR -Dpgo=use"
+meson configure "$DIR" -Dpgo=use >/dev/null
+ninja -C "$DIR"
+echo "pgo: $DIR/libpmrdma.so built with the profile of $n training runs"

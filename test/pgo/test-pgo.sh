@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# scripts/pgo.sh end to end, in a build directory of its own (library and
+# pmr-perf only): two short training runs, then the library built with
+# their profile, its objects compiled with it, and pmr-perf running on it
+# between two processes; a training run that fails stops the script with
+# its name and leaves the build instrumented, not optimised with a partial
+# profile; training runs that load another build of the library (here
+# the uninstrumented one of OTHER_BUILD, through LD_LIBRARY_PATH) leave no
+# profile, which stops it too; no training run at all is refused.
+#   test-pgo.sh SOURCE_ROOT OTHER_BUILD
+set -uo pipefail
+SRC=$1
+OTHER=$2
+DIR=$(mktemp -d /tmp/pmr-pgo-test.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+B=$DIR/b
+OPTS=(-Dtests=false -Dexamples=false)
+fail=0
+
+# pgo_mode: the build's -Dpgo
+pgo_mode() {
+	meson introspect --buildoptions "$B" |
+		python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])'
+}
+
+PMR_PGO_CASES="send_lat -s 64 -n 2000; send_bw -s 64 -D 0.3" \
+	"$SRC/scripts/pgo.sh" "$B" "${OPTS[@]}" >"$DIR/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "built with the profile of 2 training runs" "$DIR/out"; then
+	echo "FAIL: pgo.sh with two training runs (status $rc)"
+	tail -n 20 "$DIR/out"
+	fail=1
+else
+	echo "ok: pgo.sh with two training runs"
+fi
+# the library's objects, and only they, compiled with the profile
+python3 - "$B/compile_commands.json" <<'PY' || { echo "FAIL: the library not built with the profile"; fail=1; }
+import json, sys
+cmds = json.load(open(sys.argv[1]))
+lib = [c for c in cmds if "libpmrdma.so" in c["output"]]
+other = [c for c in cmds if "libpmrdma.so" not in c["output"]]
+assert lib and all("-fprofile-use" in c["command"] for c in lib)
+assert not any("-fprofile" in c["command"] for c in other)
+PY
+[ "$(pgo_mode)" = use ] || { echo "FAIL: the build not left in -Dpgo=use"; fail=1; }
+# pmr-perf on the optimised library
+sock=$DIR/m.sock p=$((24000 + $$ % 5000))
+read -r -a EAL <<<"$("$SRC/scripts/eal-args.sh" "$B")"
+m="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+timeout 60 "$B/apps/pmr-perf/pmr-perf" send_lat -p $p \
+	--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- -l 1 "${EAL[@]}" \
+	--file-prefix pgts$$ --log-level=lib.eal:error --vdev "$m,role=server" \
+	>"$DIR/server.log" 2>&1 &
+spid=$!
+sleep 0.5
+if timeout 60 "$B/apps/pmr-perf/pmr-perf" send_lat -s 64 -n 2000 --json -p $p 127.0.0.1 \
+	--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- -l 0 "${EAL[@]}" \
+	--file-prefix pgtc$$ --log-level=lib.eal:error --vdev "$m,role=client" \
+	>"$DIR/client.log" 2>&1 && wait $spid &&
+	grep -q '"mode":"rdma".*"t_typical":[0-9]' "$DIR/client.log"; then
+	echo "ok: pmr-perf send_lat on the optimised library"
+else
+	echo "FAIL: pmr-perf send_lat on the optimised library"
+	tail -n 5 "$DIR/client.log" "$DIR/server.log"
+	fail=1
+fi
+
+# a training run that fails: named, and no build from a partial profile
+PMR_PGO_CASES="send_lat -s 64 -n 1000; send_lat -s 4x" \
+	"$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
+rc=$?
+if [ $rc -ne 1 ] || ! grep -qF "pgo: training run 2 failed: pmr-perf send_lat -s 4x" "$DIR/out" ||
+   [ "$(pgo_mode)" != generate ]; then
+	echo "FAIL: a failed training run (status $rc, mode $(pgo_mode))"
+	tail -n 5 "$DIR/out"
+	fail=1
+else
+	echo "ok: a failed training run stops it, the build left instrumented"
+fi
+# (the profile from the run above is deleted first, as at every start)
+LD_LIBRARY_PATH=$OTHER PMR_PGO_CASES="send_lat -s 64 -n 1000" \
+	"$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
+rc=$?
+if [ $rc -ne 1 ] || ! grep -qF "pgo: the training left 0 profile files for the library's" "$DIR/out" ||
+   [ "$(pgo_mode)" != generate ]; then
+	echo "FAIL: training runs on another build of the library (status $rc, mode $(pgo_mode))"
+	tail -n 5 "$DIR/out"
+	fail=1
+else
+	echo "ok: training runs on another build of the library leave no profile: refused"
+fi
+PMR_PGO_CASES=" ; " "$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
+rc=$?
+if [ $rc -ne 1 ] || ! grep -qF "pgo: no training runs" "$DIR/out"; then
+	echo "FAIL: no training run (status $rc)"
+	tail -n 5 "$DIR/out"
+	fail=1
+else
+	echo "ok: no training run is refused"
+fi
+exit $fail
