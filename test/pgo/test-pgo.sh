@@ -66,37 +66,29 @@ else
 	fail=1
 fi
 
-# a training run that fails: named, and no build from a partial profile
-PMR_PGO_CASES="send_lat -s 64 -n 1000; send_lat -s 4x" \
-	"$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
-rc=$?
-if [ $rc -ne 1 ] || ! grep -qF "pgo: training run 2 failed: pmr-perf send_lat -s 4x" "$DIR/out" ||
-   [ "$(pgo_mode)" != generate ]; then
-	echo "FAIL: a failed training run (status $rc, mode $(pgo_mode))"
-	tail -n 5 "$DIR/out"
-	fail=1
-else
-	echo "ok: a failed training run stops it, the build left instrumented"
-fi
-# (the profile from the run above is deleted first, as at every start)
-LD_LIBRARY_PATH=$OTHER PMR_PGO_CASES="send_lat -s 64 -n 1000" \
-	"$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
-rc=$?
-if [ $rc -ne 1 ] || ! grep -qF "pgo: the training left 0 profile files for the library's" "$DIR/out" ||
-   [ "$(pgo_mode)" != generate ]; then
-	echo "FAIL: training runs on another build of the library (status $rc, mode $(pgo_mode))"
-	tail -n 5 "$DIR/out"
-	fail=1
-else
-	echo "ok: training runs on another build of the library leave no profile: refused"
-fi
-PMR_PGO_CASES=" ; " "$SRC/scripts/pgo.sh" "$B" >"$DIR/out" 2>&1
-rc=$?
-if [ $rc -ne 1 ] || ! grep -qF "pgo: no training runs" "$DIR/out"; then
-	echo "FAIL: no training run (status $rc)"
-	tail -n 5 "$DIR/out"
-	fail=1
-else
-	echo "ok: no training run is refused"
-fi
+# refused WHAT MESSAGE CASES [VAR=VALUE...]: pgo.sh with PMR_PGO_CASES=CASES
+# (and the variables) must stop with status 1 and MESSAGE, the build left
+# instrumented, not optimised with a partial profile
+refused() {
+	local what=$1 msg=$2 cases=$3 rc=0
+	shift 3
+	env "$@" PMR_PGO_CASES="$cases" "$SRC/scripts/pgo.sh" "$B" \
+		>"$DIR/out" 2>&1 || rc=$?
+	if [ $rc -ne 1 ] || ! grep -qF "pgo: $msg" "$DIR/out" ||
+	   [ "$(pgo_mode)" != generate ]; then
+		echo "FAIL: $what (status $rc, mode $(pgo_mode))"
+		tail -n 5 "$DIR/out"
+		fail=1
+	else
+		echo "ok: $what: refused"
+	fi
+}
+refused "a failed training run" \
+	"training run 2 failed: pmr-perf send_lat -s 4x" \
+	"send_lat -s 64 -n 1000; send_lat -s 4x"
+# (the profile of the run above is deleted first, as at every start)
+refused "training runs on another build of the library" \
+	"the training left 0 profile files for the library's" \
+	"send_lat -s 64 -n 1000" LD_LIBRARY_PATH="$OTHER"
+refused "no training run" "no training runs" " ; "
 exit $fail
