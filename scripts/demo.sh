@@ -80,39 +80,21 @@ rc_pair
 # A short pmr-perf session over memif: the raw port first (plain frames,
 # same ping-pong), then RDMA SEND and WRITE latency, and the ratio.
 perf_pair() {
-	local mem sock p=$((18600 + $$ % 1000)) rc=0 spid cores_s=0 test log
-	# the EAL's memory arguments: several words
-	read -ra mem <<<"$(scripts/eal-args.sh "$BUILD_DIR")"
-	[ "$(nproc)" -ge 2 ] && cores_s=1
+	local p=$((18600 + $$ % 1000)) test logs
+	logs=$(mktemp -d /tmp/pmr-demo-perf.XXXXXX)
 	for test in send_lat write_lat; do
-		sock=$(mktemp -u /tmp/pmr-demo-perf.XXXXXX)
-		log=$(mktemp /tmp/pmr-demo-perf-server.XXXXXX)
 		echo "+ pmr-perf $test -s 64 --raw-compare over memif"
-		timeout 130 "$BUILD_DIR/apps/pmr-perf/pmr-perf" "$test" -p "$p" \
-			--dev port=0,ipv4=10.88.1.1,mac=02:00:00:88:01:01 -- \
-			-l "$cores_s" --no-pci "${mem[@]}" --file-prefix pmr-demo-ps \
-			--log-level=lib.eal:error --log-level='pmd.*:error' \
-			--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
-			> "$log" 2>&1 &
-		spid=$!
-		sleep 0.5
-		timeout 120 "$BUILD_DIR/apps/pmr-perf/pmr-perf" "$test" -s 64 \
-			-n "$ITERS" --raw-compare -p "$p" 127.0.0.1 \
-			--dev port=0,ipv4=10.88.1.2,mac=02:00:00:88:01:02 -- \
-			-l 0 --no-pci "${mem[@]}" --file-prefix pmr-demo-pc \
-			--log-level=lib.eal:error --log-level='pmd.*:error' \
-			--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192" \
-			2>/dev/null || rc=1
-		wait "$spid" || rc=1
-		if [ "$rc" -ne 0 ]; then
-			echo "demo: FAILED: pmr-perf $test; server log:" >&2
-			cat "$log" >&2
+		if ! scripts/perf-pair.sh "$BUILD_DIR" "$logs" $((p++)) "$test" \
+			-s 64 -n "$ITERS" --raw-compare; then
+			echo "demo: FAILED: pmr-perf $test; its logs:" >&2
+			tail -n 20 "$logs/client.err" "$logs/server.log" >&2
+			rm -rf "$logs"
 			exit 1
 		fi
-		rm -f "$log" "$sock"
-		p=$((p + 1))
+		cat "$logs/client.log"
 		echo
 	done
+	rm -rf "$logs"
 }
 perf_pair
 echo "demo: OK"

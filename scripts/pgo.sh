@@ -6,8 +6,8 @@
 # 1. configures BUILD_DIR with -Dpgo=generate (and the MESON_OPTIONs, when
 #    it sets it up) and builds it: the library instrumented, pmr-perf and
 #    the rest as usual;
-# 2. trains it: pmr-perf runs between two processes over memif (server on
-#    CPU 1, client on CPU 0), each writing its counts into the library's
+# 2. trains it: pmr-perf runs between two processes over memif
+#    (scripts/perf-pair.sh), each writing its counts into the library's
 #    profile (.gcda files beside its objects), which starts empty;
 # 3. reconfigures BUILD_DIR with -Dpgo=use and builds the library again
 #    with that profile.
@@ -16,8 +16,8 @@
 # PMR_PGO_CASES (same form: pmr-perf's client options, lines separated by
 # ";").  EAL memory follows scripts/hugepages.sh's decision for BUILD_DIR
 # (PMR_NO_HUGE=1 forces --no-huge).  Exit status 1, and BUILD_DIR left in
-# generate mode, when a training run fails or leaves no profile; the logs
-# of a failed run are printed.
+# generate mode, when there is no training run, a training run fails (its
+# logs are printed) or the runs leave no profile for the library.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,35 +52,17 @@ meson configure "$DIR" -Dpgo=generate >/dev/null
 find "$DIR" -name '*.gcda' -delete
 ninja -C "$DIR"
 scripts/hugepages.sh "$DIR"
-read -r -a EAL <<<"$(scripts/eal-args.sh "$DIR")"
 
-BIN=$DIR/apps/pmr-perf/pmr-perf
 LOG=$(mktemp -d /tmp/pmr-pgo.XXXXXX)
 trap 'rm -rf "$LOG"' EXIT
 port=$((23000 + $$ % 5000))
 n=0
 for c in "${runs[@]}"; do
 	n=$((n + 1))
-	sock=$LOG/memif.sock p=$((port++))
-	m="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
-	rm -f "$sock"
 	echo "pgo: training run $n: pmr-perf $c"
 	# shellcheck disable=SC2086
-	timeout 120 "$BIN" $c -p "$p" \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- -l 1 "${EAL[@]}" \
-		--file-prefix pgos$$ --log-level=lib.eal:error --vdev "$m,role=server" \
-		>"$LOG/server.log" 2>&1 &
-	spid=$!
-	sleep 0.5
-	rc=0
-	# shellcheck disable=SC2086
-	timeout 120 "$BIN" $c -p "$p" 127.0.0.1 \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- -l 0 "${EAL[@]}" \
-		--file-prefix pgoc$$ --log-level=lib.eal:error --vdev "$m,role=client" \
-		>"$LOG/client.log" 2>&1 || rc=1
-	wait "$spid" || rc=1
-	if [ $rc -ne 0 ]; then
-		tail -n 5 "$LOG/client.log" "$LOG/server.log" >&2
+	if ! scripts/perf-pair.sh "$DIR" "$LOG" $((port++)) $c; then
+		tail -n 5 "$LOG/client.log" "$LOG/client.err" "$LOG/server.log" >&2
 		fail "training run $n failed: pmr-perf $c"
 	fi
 done

@@ -45,24 +45,13 @@ assert not any("-fprofile" in c["command"] for c in other)
 PY
 [ "$(pgo_mode)" = use ] || { echo "FAIL: the build not left in -Dpgo=use"; fail=1; }
 # pmr-perf on the optimised library
-sock=$DIR/m.sock p=$((24000 + $$ % 5000))
-read -r -a EAL <<<"$("$SRC/scripts/eal-args.sh" "$B")"
-m="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
-timeout 60 "$B/apps/pmr-perf/pmr-perf" send_lat -p $p \
-	--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- -l 1 "${EAL[@]}" \
-	--file-prefix pgts$$ --log-level=lib.eal:error --vdev "$m,role=server" \
-	>"$DIR/server.log" 2>&1 &
-spid=$!
-sleep 0.5
-if timeout 60 "$B/apps/pmr-perf/pmr-perf" send_lat -s 64 -n 2000 --json -p $p 127.0.0.1 \
-	--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02 -- -l 0 "${EAL[@]}" \
-	--file-prefix pgtc$$ --log-level=lib.eal:error --vdev "$m,role=client" \
-	>"$DIR/client.log" 2>&1 && wait $spid &&
+if "$SRC/scripts/perf-pair.sh" "$B" "$DIR" $((24000 + $$ % 5000)) \
+	send_lat -s 64 -n 2000 --json &&
 	grep -q '"mode":"rdma".*"t_typical":[0-9]' "$DIR/client.log"; then
 	echo "ok: pmr-perf send_lat on the optimised library"
 else
 	echo "FAIL: pmr-perf send_lat on the optimised library"
-	tail -n 5 "$DIR/client.log" "$DIR/server.log"
+	tail -n 5 "$DIR/client.log" "$DIR/client.err" "$DIR/server.log"
 	fail=1
 fi
 
