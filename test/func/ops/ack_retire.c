@@ -47,26 +47,29 @@ static struct rte_mempool *pool;        /* the program's own frames */
 static uint8_t buf[4096];
 static struct pmr_mr *mr;
 
+struct count {
+	uint8_t op;
+	unsigned int n;
+};
+
+static void count_op(const struct wire_pkt *p, void *arg)
+{
+	struct count *c = arg;
+
+	if (p != NULL && p->dqpn == DQPN && p->opcode == c->op)
+		c->n++;
+}
+
 /* Run the engine, then every frame off the transmit ring.  @return the
  * frames of opcode `op` among them. */
 static unsigned int run_and_take(uint8_t op)
 {
-	unsigned int n = 0;
-	void *o = NULL;
+	struct count c = { op, 0 };
 
 	for (int k = 0; k < 16; k++)
 		CHECK(pmr_progress(v.ctx, 64) >= 0);
-	while (rte_ring_dequeue(rp.tx, &o) == 0) {
-		struct rte_mbuf *m = o;
-		struct wire_pkt p;
-
-		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			       m->data_len, 0, &p) == 0 && p.dqpn == DQPN &&
-		    p.opcode == op)
-			n++;
-		rte_pktmbuf_free(m);
-	}
-	return n;
+	ringport_take(&rp, count_op, &c);
+	return c.n;
 }
 
 /* An RC QP on cq, connected to DQPN, first PSN PSN0; no retry before

@@ -74,6 +74,24 @@ struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,
 	return pool;
 }
 
+unsigned int ringport_take(struct ringport *rp,
+			   void (*fn)(const struct wire_pkt *p, void *arg),
+			   void *arg)
+{
+	unsigned int n = 0;
+	void *o = NULL;
+
+	for (; rte_ring_dequeue(rp->tx, &o) == 0; n++) {
+		struct rte_mbuf *m = o;
+		struct wire_pkt p;
+
+		fn(wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			      m->data_len, 0, &p) == 0 ? &p : NULL, arg);
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
 uint64_t ringport_sent(const struct ringport *rp)
 {
 	struct rte_eth_stats s;

@@ -17,6 +17,7 @@
 #include <pmr_verbs.h>
 
 struct vt;
+struct wire_pkt;
 
 struct ringport {
 	struct rte_ring *rx;    /* frames the device receives */
@@ -50,6 +51,13 @@ struct pmr_device *ringport_device_args(struct ringport *rp,
 struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,
 				  const char *name, unsigned int size,
 				  uint8_t net, unsigned int own);
+
+/* Every frame off the transmit ring, each parsed (wire_parse(), ICRC
+ * checked) and handed to fn with arg, p NULL for one that does not
+ * parse, then freed.  @return the frames taken. */
+unsigned int ringport_take(struct ringport *rp,
+			   void (*fn)(const struct wire_pkt *p, void *arg),
+			   void *arg);
 
 /* Frames the port took for transmission so far (its own counter). */
 uint64_t ringport_sent(const struct ringport *rp);

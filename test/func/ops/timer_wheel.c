@@ -90,39 +90,44 @@ struct seen {
  * QP i's k-th PSN counted in seen[i] (n QPs).  @return frames not of
  * those.
  */
+struct take {
+	struct seen *seen;
+	unsigned int n, other;
+	uint32_t k;
+	uint64_t before, after;
+};
+
+static void take_one(const struct wire_pkt *p, void *arg)
+{
+	struct take *t = arg;
+	uint32_t i;
+
+	if (p == NULL || p->dqpn != DQPN || p->psn < PSN0 + t->k ||
+	    (p->psn - PSN0 - t->k) % PSN_STEP != 0 ||
+	    (i = (p->psn - PSN0 - t->k) / PSN_STEP) >= t->n) {
+		t->other++;
+	} else {
+		struct seen *s = &t->seen[i];
+
+		if (s->frames == 0 && s->before == 0)
+			s->before = t->before;
+		else if (s->frames == 1)
+			s->again = t->after;
+		s->frames++;
+	}
+}
+
 static unsigned int run_and_take_k(struct seen *seen, unsigned int n,
 				   uint32_t k)
 {
-	uint64_t before = now_us(), after;
-	unsigned int other = 0;
-	void *o = NULL;
+	struct take t = { seen, n, 0, k, now_us(), 0 };
 
 	/* (the engine checks its timers every 16 runs) */
-	for (int k = 0; k < 16; k++)
+	for (int j = 0; j < 16; j++)
 		CHECK(pmr_progress(v.ctx, 64) >= 0);
-	after = now_us();
-	while (rte_ring_dequeue(rp.tx, &o) == 0) {
-		struct rte_mbuf *m = o;
-		struct wire_pkt p;
-		uint32_t i;
-
-		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			       m->data_len, 0, &p) != 0 || p.dqpn != DQPN ||
-		    p.psn < PSN0 + k || (p.psn - PSN0 - k) % PSN_STEP != 0 ||
-		    (i = (p.psn - PSN0 - k) / PSN_STEP) >= n) {
-			other++;
-		} else {
-			struct seen *s = &seen[i];
-
-			if (s->frames == 0 && s->before == 0)
-				s->before = before;
-			else if (s->frames == 1)
-				s->again = after;
-			s->frames++;
-		}
-		rte_pktmbuf_free(m);
-	}
-	return other;
+	t.after = now_us();
+	ringport_take(&rp, take_one, &t);
+	return t.other;
 }
 
 static unsigned int run_and_take(struct seen *seen, unsigned int n)

@@ -293,25 +293,30 @@ static void ring_fill(void)
 	}
 }
 
+struct psns {
+	uint32_t dqpn;
+	uint32_t *psn;
+	unsigned int n, max;
+};
+
+static void add_psn(const struct wire_pkt *p, void *arg)
+{
+	struct psns *ps = arg;
+
+	if (p != NULL && p->dqpn == ps->dqpn) {
+		CHECK(ps->n < ps->max);
+		ps->psn[ps->n++] = p->psn;
+	}
+}
+
 /* Take every frame off the transmit ring; the PSNs of those for QPN
  * dqpn (at most max) go to psn[].  @return how many there were. */
 static unsigned int drain_psns(uint32_t dqpn, uint32_t *psn, unsigned int max)
 {
-	unsigned int n = 0;
-	void *o = NULL;
+	struct psns ps = { dqpn, psn, 0, max };
 
-	while (rte_ring_dequeue(rp.tx, &o) == 0) {
-		struct rte_mbuf *m = o;
-		struct wire_pkt p;
-
-		if (wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			       m->data_len, 0, &p) == 0 && p.dqpn == dqpn) {
-			CHECK(n < max);
-			psn[n++] = p.psn;
-		}
-		rte_pktmbuf_free(m);
-	}
-	return n;
+	ringport_take(&rp, add_psn, &ps);
+	return ps.n;
 }
 
 /* Two engine runs with room for a whole queue: the first hands the
