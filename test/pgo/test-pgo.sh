@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # scripts/pgo.sh end to end, in a build directory of its own (library and
 # pmr-perf only): two short training runs, then the library built with
-# their profile, its objects compiled with it, and pmr-perf running on it
+# their profile, its objects compiled with it (and without splitting
+# functions into hot and cold parts), and pmr-perf running on it
 # between two processes; a training run that fails stops the script with
 # its name and leaves the build instrumented, not optimised with a partial
 # profile; training runs that load another build of the library (here
@@ -40,7 +41,9 @@ import json, sys
 cmds = json.load(open(sys.argv[1]))
 lib = [c for c in cmds if "libpmrdma.so" in c["output"]]
 other = [c for c in cmds if "libpmrdma.so" not in c["output"]]
-assert lib and all("-fprofile-use" in c["command"] for c in lib)
+assert lib and all("-fprofile-use" in c["command"] and
+                   "-fno-reorder-blocks-and-partition" in c["command"]
+                   for c in lib)
 assert not any("-fprofile" in c["command"] for c in other)
 PY
 [ "$(pgo_mode)" = use ] || { echo "FAIL: the build not left in -Dpgo=use"; fail=1; }
