@@ -85,8 +85,10 @@ unsigned int ringport_take(struct ringport *rp,
 		struct rte_mbuf *m = o;
 		struct wire_pkt p;
 
-		fn(wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			      m->data_len, 0, &p) == 0 ? &p : NULL, arg);
+		if (fn != NULL)
+			fn(wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				      m->data_len, 0, &p) == 0 ? &p : NULL,
+			   arg);
 		rte_pktmbuf_free(m);
 	}
 	return n;

@@ -54,7 +54,7 @@ struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,
 
 /* Every frame off the transmit ring, each parsed (wire_parse(), ICRC
  * checked) and handed to fn with arg, p NULL for one that does not
- * parse, then freed.  @return the frames taken. */
+ * parse, then freed; fn NULL: only freed.  @return the frames taken. */
 unsigned int ringport_take(struct ringport *rp,
 			   void (*fn)(const struct wire_pkt *p, void *arg),
 			   void *arg);

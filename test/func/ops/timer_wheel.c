@@ -85,11 +85,7 @@ struct seen {
 	unsigned int frames;
 };
 
-/*
- * Sixteen engine runs, then every frame off the transmit ring: frames of
- * QP i's k-th PSN counted in seen[i] (n QPs).  @return frames not of
- * those.
- */
+/* run_and_take_k()'s count, frame by frame (take_one()) */
 struct take {
 	struct seen *seen;
 	unsigned int n, other;
@@ -117,6 +113,11 @@ static void take_one(const struct wire_pkt *p, void *arg)
 	}
 }
 
+/*
+ * Sixteen engine runs, then every frame off the transmit ring: frames of
+ * QP i's k-th PSN counted in seen[i] (n QPs).  @return frames not of
+ * those.
+ */
 static unsigned int run_and_take_k(struct seen *seen, unsigned int n,
 				   uint32_t k)
 {

@@ -60,10 +60,7 @@ static uint64_t port_sent(void)
 /* Take every frame off the transmit ring (the ring moves again). */
 static void tx_drain(void)
 {
-	void *m = NULL;
-
-	while (rte_ring_dequeue(rp.tx, &m) == 0)
-		rte_pktmbuf_free(m);
+	ringport_take(&rp, NULL, NULL);
 }
 
 /* The ring moves again: runs of the engine until what the device had
