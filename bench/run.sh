@@ -167,8 +167,7 @@ trap on_exit EXIT
 echo "# pmr-perf suite: $REPS repetitions, output in $OUT"
 # which library the runs use, and whether it is profile-guided (make pgo)
 LIB=$(ldd "$BIN" 2>/dev/null | sed -n 's/.*libpmrdma[^ ]* => \([^ ]*\).*/\1/p')
-PGO=$(meson introspect --buildoptions "$(dirname "${LIB:-/nonexistent}")" 2>/dev/null |
-	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])' 2>/dev/null)
+PGO=$(scripts/pgo.sh --mode "$(dirname "${LIB:-/nonexistent}")" 2>/dev/null)
 echo "# $BIN on ${LIB:-an unknown libpmrdma}${PGO:+ (-Dpgo=$PGO)}"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 failed=0

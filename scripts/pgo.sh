@@ -2,6 +2,9 @@
 # Build libpmrdma with profile-guided optimisation (gcc):
 #
 #   scripts/pgo.sh [BUILD_DIR [MESON_OPTION...]]   (default: build-pgo)
+#   scripts/pgo.sh --mode BUILD_DIR    print BUILD_DIR's -Dpgo (off,
+#                                      generate or use); status 1 if it
+#                                      is not a configured build
 #
 # 1. configures BUILD_DIR with -Dpgo=generate (and the MESON_OPTIONs, when
 #    it sets it up) and builds it: the library instrumented, pmr-perf and
@@ -19,6 +22,16 @@
 # generate mode, when there is no training run, a training run fails (its
 # logs are printed) or the runs leave no profile for the library.
 set -euo pipefail
+
+if [ "${1:-}" = --mode ]; then
+	if [ $# -ne 2 ] || [ ! -f "$2/meson-private/coredata.dat" ]; then
+		echo "pgo: --mode needs a configured build directory" >&2
+		exit 1
+	fi
+	meson introspect --buildoptions "$2" | python3 -c 'import json, sys
+print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])'
+	exit
+fi
 cd "$(dirname "$0")/.."
 
 DIR=${1:-build-pgo}

@@ -9,6 +9,8 @@
 # profile; training runs that load another build of the library (here
 # the uninstrumented one of OTHER_BUILD, through LD_LIBRARY_PATH) leave no
 # profile, which stops it too; no training run at all is refused.
+# pgo.sh --mode tells a build's -Dpgo (used throughout) and refuses a
+# directory that is not a configured build.
 #   test-pgo.sh SOURCE_ROOT OTHER_BUILD
 set -uo pipefail
 SRC=$1
@@ -21,8 +23,7 @@ fail=0
 
 # pgo_mode: the build's -Dpgo
 pgo_mode() {
-	meson introspect --buildoptions "$B" |
-		python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])'
+	"$SRC/scripts/pgo.sh" --mode "$B"
 }
 
 PMR_PGO_CASES="send_lat -s 64 -n 2000; send_bw -s 64 -D 0.3" \
@@ -47,6 +48,14 @@ assert lib and all("-fprofile-use" in c["command"] and
 assert not any("-fprofile" in c["command"] for c in other)
 PY
 [ "$(pgo_mode)" = use ] || { echo "FAIL: the build not left in -Dpgo=use"; fail=1; }
+# --mode on a directory that is not a configured build: refused
+if out=$("$SRC/scripts/pgo.sh" --mode "$DIR" 2>&1) ||
+   [ "$out" != "pgo: --mode needs a configured build directory" ]; then
+	echo "FAIL: pgo.sh --mode on a directory that is not a build: '$out'"
+	fail=1
+else
+	echo "ok: pgo.sh --mode on a directory that is not a build: refused"
+fi
 # pmr-perf on the optimised library
 if "$SRC/scripts/perf-pair.sh" "$B" "$DIR" $((24000 + $$ % 5000)) \
 	send_lat -s 64 -n 2000 --json &&
