@@ -12,9 +12,10 @@ median t_typical of the 1024-QP case divided by that of the one-QP case
 "mode":"qp_mem" line) in every run, the same each time.  Prints a table
 and the targets, met or missed; then what is shown but not a target: a
 stream against raw frames as long as pmrdma's, and latency with more QPs
-than 1024.  A latency result that reports page faults in its measured
-iterations (pmr-perf's "page_faults") is named below the table: a fault
-takes a microsecond or more, so its 99th and 99.9th percentiles carry them.
+than 1024.  A result that reports page faults in its measured run
+(pmr-perf's "page_faults", latency and bandwidth alike) is named below the
+table: a fault takes a microsecond or more, so a latency result's 99th and
+99.9th percentiles carry them, and a bandwidth result's rate is lower.
 """
 import json
 import statistics as st
@@ -93,8 +94,8 @@ def main(path):
         print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
     print(f"\n(latency in usec: send/write half round trip, read/atomic round trip; "
           f"load average during the runs {min(loads, default=0):.2f}..{max(loads, default=0):.2f})")
-    # page faults in the measured iterations (pmr-perf reports them; older
-    # results do not): the tail percentiles of those runs carry them
+    # page faults in the measured runs (pmr-perf reports them; older
+    # results do not): the tail percentiles, or the rate, carry them
     faults = []
     for case, reps in sorted(runs.items()):
         for rep, modes in sorted(reps.items()):
@@ -102,7 +103,8 @@ def main(path):
                 if o.get("page_faults", 0) > 0:
                     faults.append(f"{case} run {rep} {mode}: {o['page_faults']}")
     if faults:
-        print("page faults in the measured iterations (their 99% and 99.9% carry them): " +
+        print("page faults in the measured runs (in a latency result's 99% and 99.9%, "
+              "in a bandwidth result's rate): " +
               "; ".join(faults))
     print("device arguments added: " +
           (" / ".join(sorted(d or "none" for d in devargs)) or "none") +

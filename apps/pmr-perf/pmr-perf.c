@@ -367,6 +367,8 @@ struct bw_res {
 	unsigned int max_burst;     /* raw: most frames one transmit call
 				     * took */
 	unsigned int frame_max;     /* raw: the longest frame received */
+	uint64_t faults;            /* page faults of the sender (the
+				     * client) in the measured run */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -521,6 +523,7 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       mode_name(raw), o.nqp, r->bytes, r->iters,
 		       bw_unit(r->peak), bw_unit(r->avg),
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
+		printf(",\"page_faults\":%lu", r->faults);
 		if (!raw)
 			printf(",\"progress\":\"%s\",\"post_list\":%d",
 			       progress_name(), o.post_list);
@@ -1013,7 +1016,9 @@ static void raw_lat(uint64_t size, uint64_t iters, struct lat_res *res,
 }
 
 /* The raw stream of iters messages (for o.duration seconds instead when
- * there is one, except for a warm-up, always iters). */
+ * there is one, except for a warm-up, always iters).  A warm-up sends
+ * WARM_FRAMES frames at least: the measured stream then finds every
+ * buffer of the port's ring mapped (lat_iters_init()). */
 static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		   struct bw_res *res)
 {
@@ -1078,7 +1083,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 			 flen_max);
 	} else {
 		struct rte_mbuf *m[RAW_BURST];
-		uint64_t frames = iters * nfr, sent = 0;
+		uint64_t frames = iters * nfr, sent = 0, f0 = page_faults();
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
 		double duration = warm ? 0 : o.duration;
 		uint64_t rx, bytes;
@@ -1086,6 +1091,8 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		double ns;
 
 		memset(buf, 0xa5, (size_t)nfr * frag);
+		if (warm && frames < WARM_FRAMES)
+			frames = WARM_FRAMES;
 		while (duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
 			uint16_t n = (uint16_t)o.raw_burst, k = 0;
 
@@ -1104,6 +1111,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 			if (took > max_burst)
 				max_burst = took;
 		}
+		f0 = page_faults() - f0;
 		tcp_send("END %lu\n", sent);
 		tcp_line(l, sizeof(l));
 		if (sscanf(l, "RES %lu %lu %lf %u", &rx, &bytes, &ns,
@@ -1114,6 +1122,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		res->iters = rx / nfr;
 		res->max_burst = max_burst;
 		res->frame_max = flen_max;
+		res->faults = f0;
 		if (ns > 0) {
 			/* receiver side, from the first to the last frame */
 			res->avg = (double)(bytes - pl) / ns * 1e3;
@@ -1791,6 +1800,53 @@ struct bw_sample {
 	uint64_t tsc, done;
 };
 
+/*
+ * The completions over time, for the peak: at most BW_SAMPLES of them, in
+ * an array touched when made, so that recording them takes no page fault
+ * in the measured run.  When it is full, every other sample goes and
+ * from then on every other one is taken (the peak's window, a twentieth
+ * of the run at least, stays far wider than the samples' spacing).
+ */
+#define BW_SAMPLES 65536
+struct bw_samples {
+	struct bw_sample *s;
+	size_t n;
+	unsigned int every, skipped;
+};
+
+static void bw_sample(struct bw_samples *b, uint64_t done)
+{
+	if (++b->skipped < b->every)
+		return;
+	b->skipped = 0;
+	if (b->n == BW_SAMPLES) {
+		for (size_t i = 0; i < BW_SAMPLES / 2; i++)
+			b->s[i] = b->s[2 * i + 1];
+		b->n = BW_SAMPLES / 2;
+		b->every *= 2;
+	}
+	b->s[b->n].tsc = rte_rdtsc();
+	b->s[b->n].done = done;
+	b->n++;
+}
+
+/*
+ * Whether the bandwidth warm-up goes on after its -t messages a QP: until
+ * the port has carried WARM_FRAMES frames each way since s0 (RC's ACKs
+ * and answers back; UC and UD send nothing back), so that the measured
+ * run finds every buffer of the port's rings mapped (lat_iters_init()),
+ * for at most a quarter of a second from t0.
+ */
+static bool bw_warm_more(const struct pmr_roce_port_stats *s0, uint64_t t0)
+{
+	struct pmr_roce_port_stats st;
+
+	if (rte_rdtsc() - t0 >= hz / 4 || pmr_roce_port_stats(dev, &st) != 0)
+		return false;
+	return st.tx_pkts - s0->tx_pkts < WARM_FRAMES ||
+	       (o.qpt == PMR_QPT_RC && st.rx_pkts - s0->rx_pkts < WARM_FRAMES);
+}
+
 static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		    struct bw_res *res)
 {
@@ -1798,10 +1854,12 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 					  "the WRs");
 	struct pmr_sge *sges = zalloc((size_t)o.nqp, sizeof(*sges),
 				      "the SGEs");
-	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast;
-	size_t ns = 0, cap = 1024;
-	struct bw_sample *smp = NULL;
+	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast, f0;
+	struct bw_samples b = { .every = 1 };
+	struct pmr_roce_port_stats s0;
 	bool timed = o.duration > 0 && !warmup;
+	/* the number of messages not fixed: a timed run, and a warm-up */
+	bool open = timed || warmup;
 
 	for (int i = 0; i < o.nqp; i++) {
 		wr_fill(&wrs[i], &sges[i], &qps[i], size);
@@ -1852,12 +1910,17 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	}
 
 	barrier("BW");
-	smp = zalloc(cap, sizeof(*smp), "the samples");
+	b.s = zalloc(BW_SAMPLES, sizeof(*b.s), "the samples");
+	if (warmup && pmr_roce_port_stats(dev, &s0) != 0)
+		die("pmr_roce_port_stats failed");
 	tmax = (uint64_t)(o.duration * (double)hz);
+	f0 = page_faults();
 	t0 = rte_rdtsc();
 	tlast = t0;
 	for (;;) {
-		bool more = timed ? rte_rdtsc() - t0 < tmax : posted < iters;
+		bool more = timed ? rte_rdtsc() - t0 < tmax :
+			    posted < iters ||
+			    (warmup && bw_warm_more(&s0, t0));
 
 		if (!more && done == posted)
 			break;
@@ -1866,18 +1929,18 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 				struct rqp *q = &qps[i];
 
 				while (q->out < (uint32_t)o.tx_depth &&
-				       (timed || q->left > 0)) {
+				       (open || q->left > 0)) {
 					uint64_t k = (uint64_t)o.post_list;
 					bool last;
 
 					if (k > (uint64_t)o.tx_depth - q->out)
 						k = (uint64_t)o.tx_depth - q->out;
-					if (!timed && k > q->left)
+					if (!open && k > q->left)
 						k = q->left;
-					last = !timed && k == q->left;
+					last = !open && k == q->left;
 					post_chain(q, i, &wrs[i], (int)k, last);
 					posted += k;
-					if (!timed)
+					if (!open)
 						q->left -= k;
 				}
 			}
@@ -1890,15 +1953,9 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			tlast = rte_rdtsc();
 		if (k) {
 			done += k;
-			if (ns == cap) {
-				cap *= 2;
-				smp = realloc(smp, cap * sizeof(*smp));
-			}
-			smp[ns].tsc = rte_rdtsc();
-			smp[ns].done = done;
-			ns++;
+			bw_sample(&b, done);
 		}
-		if (timed && !more) {
+		if (open && !more) {
 			for (int i = 0; i < o.nqp; i++)
 				if (qps[i].unsig && qps[i].out < (uint32_t)o.tx_depth) {
 					post_one(&qps[i], i, &wrs[i], true);
@@ -1907,11 +1964,13 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		}
 	}
 	t1 = rte_rdtsc();
+	f0 = page_faults() - f0;
 	tcp_send("END\n");
 	barrier("BWDONE");
 	memset(res, 0, sizeof(*res));
 	res->bytes = size;
 	res->iters = done;
+	res->faults = f0;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
 		uint64_t win = done / 20, j = 0;
@@ -1921,20 +1980,22 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		res->peak = res->avg;
 		if (win < (uint64_t)o.tx_depth)
 			win = (uint64_t)o.tx_depth;
-		for (size_t i = 0; i < ns; i++) {
-			while (j < ns && smp[j].done - smp[i].done < win)
+		for (size_t i = 0; i < b.n; i++) {
+			const struct bw_sample *x = &b.s[i], *y;
+
+			while (j < b.n && b.s[j].done - x->done < win)
 				j++;
-			if (j == ns)
+			if (j == b.n)
 				break;
-			double bw = (double)(smp[j].done - smp[i].done) *
-				    (double)size /
-				    ((double)(smp[j].tsc - smp[i].tsc) / (double)hz) / 1e6;
+			y = &b.s[j];
+			double bw = (double)(y->done - x->done) * (double)size /
+				    ((double)(y->tsc - x->tsc) / (double)hz) / 1e6;
 
 			if (bw > res->peak)
 				res->peak = bw;
 		}
 	}
-	free(smp);
+	free(b.s);
 	free(wrs);
 	free(sges);
 }
