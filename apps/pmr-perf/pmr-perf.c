@@ -44,6 +44,7 @@
 
 #include "pmr_roce.h"
 #include "pmr_verbs.h"
+#include "bw_samples.h"
 
 #define DEF_PORT 18515
 #define MAX_SIZE (8u << 20)
@@ -1810,40 +1811,6 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 
 /* ---- bandwidth tests ------------------------------------------------------ */
 
-struct bw_sample {
-	uint64_t tsc, done;
-};
-
-/*
- * The completions over time, for the peak: at most BW_SAMPLES of them, in
- * an array touched when made, so that recording them takes no page fault
- * in the measured run.  When it is full, every other sample goes and
- * from then on every other one is taken (the peak's window, a twentieth
- * of the run at least, stays far wider than the samples' spacing).
- */
-#define BW_SAMPLES 65536
-struct bw_samples {
-	struct bw_sample *s;
-	size_t n;
-	unsigned int every, skipped;
-};
-
-static void bw_sample(struct bw_samples *b, uint64_t done)
-{
-	if (++b->skipped < b->every)
-		return;
-	b->skipped = 0;
-	if (b->n == BW_SAMPLES) {
-		for (size_t i = 0; i < BW_SAMPLES / 2; i++)
-			b->s[i] = b->s[2 * i + 1];
-		b->n = BW_SAMPLES / 2;
-		b->every *= 2;
-	}
-	b->s[b->n].tsc = rte_rdtsc();
-	b->s[b->n].done = done;
-	b->n++;
-}
-
 /*
  * Whether the bandwidth warm-up goes on after its -t messages a QP: until
  * the port has carried WARM_FRAMES frames each way since s0 (RC's ACKs
@@ -1969,7 +1936,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			tlast = rte_rdtsc();
 		if (k) {
 			done += k;
-			bw_sample(&b, done);
+			bw_sample_add(&b, rte_rdtsc(), done);
 		}
 		if (open && !more) {
 			for (int i = 0; i < o.nqp; i++)
@@ -1989,34 +1956,20 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	res->faults = f0;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
-		uint64_t win = done / 20, j = 0;
+		uint64_t win = done / 20;
 
 		res->avg = (double)done * (double)size / sec / 1e6;
 		res->mpps = (double)done / sec / 1e6;
-		res->peak = res->avg;
-		/* the peak: the best rate over a span of a twentieth of the
-		 * messages, and at least every QP's send queue's worth, that
-		 * ends while WRs were still being posted.  A shorter span
-		 * holds a few signaled completions and measures how they
-		 * bunch (-q 8, the defaults: 12.3 M msg/s over 325 messages
-		 * where 1024 gave 10.7); in the drain after the last post the
-		 * sender only reaps, at a pace it could not keep posting */
+		/* the peak over spans of a twentieth of the messages, and of
+		 * every QP's send queue's worth at least: a shorter span holds
+		 * a few signaled completions and measures how they bunch (-q
+		 * 8, the defaults: 12.3 M msg/s over 325 messages where 1024
+		 * gave 10.7); the average when no span fits */
 		if (win < (uint64_t)o.tx_depth * (uint64_t)o.nqp)
 			win = (uint64_t)o.tx_depth * (uint64_t)o.nqp;
-		for (size_t i = 0; i < b.n; i++) {
-			const struct bw_sample *x = &b.s[i], *y;
-
-			while (j < b.n && b.s[j].done - x->done < win)
-				j++;
-			if (j == b.n || b.s[j].tsc > tstop)
-				break;
-			y = &b.s[j];
-			double bw = (double)(y->done - x->done) * (double)size /
-				    ((double)(y->tsc - x->tsc) / (double)hz) / 1e6;
-
-			if (bw > res->peak)
-				res->peak = bw;
-		}
+		res->peak = bw_peak(&b, win, tstop, (double)hz, (double)size);
+		if (res->peak < res->avg)
+			res->peak = res->avg;
 	}
 	free(b.s);
 	free(wrs);

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmr-perf's record of a bandwidth test's completions (bw_samples.h) on
+ * made-up runs: the record's halving when full, and the peak's spans,
+ * which end by the last post and are at least the window long.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bw_samples.h"
+
+static int failures;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			failures++;					\
+			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);	\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+		}							\
+	} while (0)
+
+static struct bw_samples fresh(void)
+{
+	struct bw_samples b = { .every = 1 };
+
+	b.s = calloc(BW_SAMPLES, sizeof(*b.s));
+	if (b.s == NULL) {
+		perror("calloc");
+		exit(2);
+	}
+	return b;
+}
+
+/* 200000 completions, one a tick: the record halves twice, keeps its
+ * samples in order, evenly spaced, the last within `every` of the end. */
+static void test_halving(void)
+{
+	struct bw_samples b = fresh();
+	const uint64_t total = 200000;
+
+	for (uint64_t d = 1; d <= total; d++)
+		bw_sample_add(&b, d, d);
+	CHECK(b.every == 4, "every %u after %lu samples, expected 4", b.every,
+	      (unsigned long)total);
+	CHECK(b.n > BW_SAMPLES / 2 && b.n <= BW_SAMPLES, "%zu samples kept",
+	      b.n);
+	for (size_t i = 1; i < b.n; i++) {
+		uint64_t step = b.s[i].done - b.s[i - 1].done;
+
+		if (b.s[i].tsc <= b.s[i - 1].tsc || step == 0 || step > 4) {
+			CHECK(0, "samples %zu and %zu: done %lu then %lu", i - 1,
+			      i, (unsigned long)b.s[i - 1].done,
+			      (unsigned long)b.s[i].done);
+			break;
+		}
+	}
+	CHECK(total - b.s[b.n - 1].done < b.every, "last sample at %lu of %lu",
+	      (unsigned long)b.s[b.n - 1].done, (unsigned long)total);
+	free(b.s);
+}
+
+/*
+ * A run at 1 message a tick (1 MB/s of 1-byte messages at 1e6 ticks a
+ * second) with a sample every 100 completions, whose last 1000 complete
+ * in 10 ticks after the last post (tick 10000): the peak is the steady
+ * rate, and would be far higher if a span could end in that drain.
+ */
+static void test_drain(void)
+{
+	struct bw_samples b = fresh();
+	double p;
+
+	for (uint64_t d = 100; d <= 10000; d += 100)
+		bw_sample_add(&b, d, d);
+	for (uint64_t d = 10100, t = 10001; d <= 11000; d += 100, t++)
+		bw_sample_add(&b, t, d);
+	p = bw_peak(&b, 500, 10000, 1e6, 1);
+	CHECK(p > 0.99 && p < 1.01, "peak %.3f MB/s, expected 1 (the drain "
+	      "left out)", p);
+	p = bw_peak(&b, 500, UINT64_MAX, 1e6, 1);
+	CHECK(p > 1.5, "peak %.3f MB/s with the drain in: the test shows "
+	      "nothing", p);
+	/* no span of the window before the last post: 0 */
+	CHECK(bw_peak(&b, 20000, 10000, 1e6, 1) == 0, "a span longer than "
+	      "the run");
+	free(b.s);
+}
+
+/*
+ * Completions in bursts: 800 at once every 100 ticks (8 M messages a
+ * second at 1e6 ticks a second), two of them one tick apart once.  A
+ * span of one burst measures that pair: 800 messages in a tick.  One of
+ * twenty bursts smooths it to 5% over the steady rate.
+ */
+static void test_window(void)
+{
+	struct bw_samples b = fresh();
+	const double steady = 8e6 * 64 / 1e6;    /* MB/s of 64-byte messages */
+	uint64_t d = 0, t = 0;
+	double p;
+
+	for (int k = 0; k < 101; k++) {
+		t += k == 50 ? 1 : 100;
+		d += 800;
+		bw_sample_add(&b, t, d);
+	}
+	p = bw_peak(&b, 800, t, 1e6, 64);
+	CHECK(p > 800 * 1e6 * 64 / 1e6 * 0.99, "peak %.1f MB/s over one "
+	      "burst: the bunching not shown", p);
+	p = bw_peak(&b, 16000, t, 1e6, 64);
+	CHECK(p >= steady && p < steady * 1.06, "peak %.1f MB/s over twenty "
+	      "bursts, expected %.1f to %.1f", p, steady, steady * 1.06);
+	free(b.s);
+}
+
+int main(void)
+{
+	test_halving();
+	test_drain();
+	test_window();
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	else
+		printf("bw_samples: all checks passed\n");
+	return failures ? 1 : 0;
+}
