@@ -49,9 +49,9 @@ static inline void bw_sample_add(struct bw_samples *b, uint64_t tsc,
 /*
  * The peak, in MB/s (10^6 bytes) of size-byte messages at hz ticks a
  * second: the best rate over a span between two samples of at least win
- * completions that ends by tstop (the last post: in the drain after it
- * the sender only reaps, at a pace it could not keep while posting).
- * 0 when no span fits.
+ * completions that ends by tstop, the end of the steady posting (in the
+ * drain after it the sender reaps more and posts less, at a pace it
+ * could not keep while posting all the time).  0 when no span fits.
  */
 static inline double bw_peak(const struct bw_samples *b, uint64_t win,
 			     uint64_t tstop, double hz, double size)

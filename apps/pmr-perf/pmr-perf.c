@@ -1904,7 +1904,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			    (warmup && bw_warm_more(&s0, t0));
 
 		if (!more && tstop == 0)
-			tstop = rte_rdtsc();    /* posting ends, the drain begins */
+			tstop = rte_rdtsc();    /* posting ends: the drain */
 		if (!more && done == posted)
 			break;
 		if (more) {
@@ -1925,6 +1925,12 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 					posted += k;
 					if (!open)
 						q->left -= k;
+					/* a QP that has posted its share
+					 * drains from now on, with less
+					 * posting beside it: the steady
+					 * state ends with the first */
+					if (!open && q->left == 0 && tstop == 0)
+						tstop = rte_rdtsc();
 				}
 			}
 		}
