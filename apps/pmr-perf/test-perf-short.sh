@@ -28,6 +28,10 @@ cleanup() {
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
+# a signal (meson's timeout) ends the script through exit, so that the
+# namespaces go too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 if [ "${PMR_NO_HUGE:-0}" = 1 ]; then
 	MEM=(--no-huge -m 512)
 else
