@@ -59,8 +59,21 @@ rc_pair() {
 		-n "$ITERS" > "$ctl.server.log" 2>&1 &
 	spid=$!
 	# start the client once the server's device is up (memif: a client
-	# connecting while the server sets its port up gets a dead link)
-	for _ in $(seq 300); do [ -S "$ctl" ] && break; sleep 0.05; done
+	# connecting while the server sets its port up gets a dead link); a
+	# server that ends first, or makes no socket in 15 s, fails the demo
+	for _ in $(seq 300); do
+		[ -S "$ctl" ] || ! kill -0 "$spid" 2>/dev/null && break
+		sleep 0.05
+	done
+	if [ ! -S "$ctl" ]; then
+		kill "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+		echo "demo: FAILED: the rc_demo server made no control socket" \
+		     "(it ended, or 15 s passed); its log:" >&2
+		cat "$ctl.server.log" >&2
+		rm -f "$ctl.server.log"
+		exit 1
+	fi
 	PMR_EAL_ARGS="$mem --file-prefix pmr-demo-c -l $cores_c --vdev $vdev,role=client" \
 	PMR_DEVICES="roce:port=0,ipv4=10.88.0.2,mac=02:00:00:88:00:02" \
 		timeout 60 "$BUILD_DIR/examples/rc_demo" --ctl "$ctl" \

@@ -75,6 +75,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ $server = 1 ]; then
+	[ "${STUB_FAIL:-}" = rc_server ] && { echo "rc_demo: no device" >&2; exit 1; }
 	python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$ctl"
 	echo "server: stand-in"
 	exit 0
@@ -153,6 +154,15 @@ check "demo: a step fails" "$rc" 1 "$secs" 20 \
 demo rc_client
 check "demo: the RC pair's client fails" "$rc" 1 "$secs" 20 \
 	"demo: FAILED: rc_demo; logs:" "$DIR/out"
+# a server that ends before it makes its socket: the demo stops at once,
+# with the server's log, and starts no client (which would wait for it)
+demo rc_server
+check "demo: the RC pair's server ends first" "$rc" 1 "$secs" 5 \
+	"demo: FAILED: the rc_demo server made no control socket" "$DIR/out"
+if ! grep -q "rc_demo: no device" "$DIR/out"; then
+	echo "FAIL: demo: the ended server's log not shown"
+	fail=1
+fi
 demo perf_client
 check "demo: a pmr-perf run fails" "$rc" 1 "$secs" 20 \
 	"demo: FAILED: pmr-perf send_lat; its logs:" "$DIR/out"
