@@ -136,6 +136,12 @@ pair perf_server
 check "perf-pair: the server fails" "$rc" 1 "$secs" 10 \
 	"server failed" "$DIR/logs/server.log"
 
+# shows PATTERN WHAT: the last run's output has PATTERN, or the test
+# fails, saying WHAT is missing
+shows() {
+	grep -q -- "$1" "$DIR/out" || { echo "FAIL: $2"; fail=1; }
+}
+
 # demo STUB_FAIL: demo.sh on the stand-ins; sets rc, secs
 demo() {
 	local t0=$SECONDS
@@ -159,17 +165,12 @@ check "demo: the RC pair's client fails" "$rc" 1 "$secs" 20 \
 demo rc_server
 check "demo: the RC pair's server ends first" "$rc" 1 "$secs" 5 \
 	"demo: FAILED: the rc_demo server made no control socket" "$DIR/out"
-if ! grep -q "rc_demo: no device" "$DIR/out"; then
-	echo "FAIL: demo: the ended server's log not shown"
-	fail=1
-fi
+shows "rc_demo: no device" "demo: the ended server's log not shown"
 demo perf_client
 check "demo: a pmr-perf run fails" "$rc" 1 "$secs" 20 \
 	"demo: FAILED: pmr-perf send_lat; its logs:" "$DIR/out"
-if ! grep -q "connection to the peer lost" "$DIR/out"; then
-	echo "FAIL: demo: the failed pmr-perf client's error not shown"
-	fail=1
-fi
+shows "connection to the peer lost" \
+	"demo: the failed pmr-perf client's error not shown"
 mv "$B/apps/pmr-devinfo/pmr-devinfo" "$DIR/pmr-devinfo"
 demo ""
 check "demo: a program not built" "$rc" 1 "$secs" 20 \
