@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Minimal test harness for the lib/wire unit tests (and pmr-perf's
- * test_bw_samples.c): CHECK macros that report
- * to stderr and count failures, a hex dump for byte comparisons, a bitwise
- * reference CRC-32 and a deterministic PRNG.  Header-only (static functions)
- * so each test program is one .c file (+ pcap.c).
+ * test_bw_samples.c): CHECK macros that report to stderr and count
+ * failures, a hex dump for byte comparisons, a bitwise reference CRC-32
+ * and a deterministic PRNG.  Header-only (static functions) so each test
+ * program is one .c file (+ pcap.c).
  */
 #ifndef WIRE_TEST_COMMON_H
 #define WIRE_TEST_COMMON_H
