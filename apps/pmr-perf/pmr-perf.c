@@ -1096,7 +1096,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 			 flen_max);
 	} else {
 		struct rte_mbuf *m[RAW_BURST];
-		uint64_t frames = iters * nfr, sent = 0, f0 = page_faults();
+		uint64_t frames = iters * nfr, sent = 0, f0 = page_faults(), faults;
 		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
 		double duration = warm ? 0 : o.duration;
 		uint64_t rx, bytes;
@@ -1124,7 +1124,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 			if (took > max_burst)
 				max_burst = took;
 		}
-		f0 = page_faults() - f0;
+		faults = page_faults() - f0;
 		send_ns = (double)(rte_rdtsc() - t0) * 1e9 / (double)hz;
 		tcp_send("END %lu\n", sent);
 		tcp_line(l, sizeof(l));
@@ -1136,7 +1136,7 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		res->iters = rx / nfr;
 		res->max_burst = max_burst;
 		res->frame_max = flen_max;
-		res->faults = f0;
+		res->faults = faults;
 		res->send_us = send_ns / 1e3;
 		if (ns > 0) {
 			/* receiver side, from the first to the last frame */
@@ -1835,7 +1835,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 					  "the WRs");
 	struct pmr_sge *sges = zalloc((size_t)o.nqp, sizeof(*sges),
 				      "the SGEs");
-	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast, f0, tstop = 0;
+	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast, f0, faults, tstop = 0;
 	struct bw_samples b = { .every = 1 };
 	struct pmr_roce_port_stats s0;
 	bool timed = o.duration > 0 && !warmup;
@@ -1953,13 +1953,13 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		}
 	}
 	t1 = rte_rdtsc();
-	f0 = page_faults() - f0;
+	faults = page_faults() - f0;
 	tcp_send("END\n");
 	barrier("BWDONE");
 	memset(res, 0, sizeof(*res));
 	res->bytes = size;
 	res->iters = done;
-	res->faults = f0;
+	res->faults = faults;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
 		uint64_t win = done / 20;
