@@ -15,16 +15,14 @@
 set -uo pipefail
 BIN=$1
 DIR=$(mktemp -d /tmp/pmr-perf-test.XXXXXX)
-# the namespaces of the af_packet part, at the end (root only); cleanup
+# the veth pair of the af_packet part, at the end (root only), with the
+# func tests' helpers (veth_names, veth_up, veth_del, AFP_ARGS); cleanup
 # runs from the trap (not unreachable)
-NSA=pmrp-a$$ NSB=pmrp-b$$
+. "$(dirname "$0")/../../test/func/common/pair.sh"
+nsa='' nsb='' IFA=pmrpa$$ IFB=pmrpb$$
 # shellcheck disable=SC2317
 cleanup() {
-	if [ "$(id -u)" = 0 ]; then
-		ip netns del "$NSA" 2>/dev/null
-		ip netns del "$NSB" 2>/dev/null
-		ip link del "$NSA" 2>/dev/null    # not yet moved
-	fi
+	[ -n "$nsa" ] && veth_del "$nsa" "$nsb"
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -61,10 +59,10 @@ pair() {
 		devx=,service_lcore=1 ls=0,1 lc=0,1
 	fi
 	if [ "${AFP:-0}" = 1 ]; then
-		ns_s="ip netns exec $NSA" ns_c="ip netns exec $NSB"
+		ns_s="ip netns exec $nsa" ns_c="ip netns exec $nsb"
 		host=192.168.253.1
-		vd_s="net_af_packet0,iface=$NSA,qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
-		vd_c="net_af_packet0,iface=$NSB,qpairs=1,blocksz=65536,framesz=8192,framecnt=512,qdisc_bypass=1"
+		vd_s="net_af_packet0,iface=$IFA,$AFP_ARGS"
+		vd_c="net_af_packet0,iface=$IFB,$AFP_ARGS"
 	fi
 	rm -f "$sock"
 	# shellcheck disable=SC2086
@@ -469,13 +467,11 @@ got=$(sed -n 's/.*"mode":"rdma".*"bytes":\([0-9]*\),.*/\1/p' "$DIR/out" | tr '\n
 # stream that took 10 ms to send measured a fifth of its rate.  So the
 # time the receiver measured is at most the sender's and 20 ms.
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
-	if ip netns add "$NSA" && ip netns add "$NSB" &&
-	   ip link add "$NSA" type veth peer name "$NSB" &&
-	   ip link set "$NSA" netns "$NSA" && ip link set "$NSB" netns "$NSB" &&
-	   ip -n "$NSA" link set "$NSA" mtu 9000 up &&
-	   ip -n "$NSB" link set "$NSB" mtu 9000 up &&
-	   ip -n "$NSA" addr add 192.168.253.1/24 dev "$NSA" &&
-	   ip -n "$NSB" addr add 192.168.253.2/24 dev "$NSB"; then
+	veth_names pmrp
+	# (the kernel ends get addresses here: pmr-perf's TCP runs on them)
+	if veth_up "$nsa" "$nsb" "$IFA" "$IFB" &&
+	   ip -n "$nsa" addr add 192.168.253.1/24 dev "$IFA" &&
+	   ip -n "$nsb" addr add 192.168.253.2/24 dev "$IFB"; then
 		AFP=1 run send_bw -s 64 -n 5000 --raw
 		line=$(grep '"mode":"raw"' "$DIR/out")
 		it=$(sed -n 's/.*"iterations":\([0-9]*\),.*/\1/p' <<<"$line")
