@@ -10,7 +10,8 @@
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, -n over
 # several QPs), or a latency loop or a bandwidth stream takes page
-# faults; it does not judge speed (bench/run.sh does that).
+# faults, or (root) the raw stream over af_packet is clocked on other
+# frames than its own; it does not judge speed (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
