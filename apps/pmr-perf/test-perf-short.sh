@@ -300,9 +300,10 @@ done
 # QP left most of memif's 1024 ring slots to the measured 5000 messages,
 # and most of the ring of the ACKs coming back: some 1000 faults of
 # microseconds each, and a send_bw with pmr-perf's defaults reported a
-# fifth of its rate (1.5 to 1.7 M msg/s against 7.7 to 8.8).  The warm-up now goes on until the port has
-# carried 2048 frames each way (the raw stream's, 2048 frames out).  UD
-# sends nothing back: its warm-up waits for frames out only.
+# fifth of its rate (1.5 to 1.7 M msg/s against 7.7 to 8.8).  The
+# warm-up now goes on until the port has carried 2048 frames each way
+# (the raw stream's, 2048 frames out).  UD sends nothing back: its
+# warm-up waits for frames out only.
 run send_bw -s 64 -n 5000 --raw-compare
 expect '"mode":"raw".*"page_faults":[0-4],' "send_bw -n 5000: page faults in the raw stream"
 expect '"mode":"rdma".*"page_faults":[0-4],' "send_bw -n 5000: page faults in the RDMA run"
