@@ -829,10 +829,26 @@ struct lat_iters {
 	uint64_t f0;                 /* page faults at the first measured one */
 };
 
+/*
+ * The frames an iteration of a latency test of `size` bytes sends the way
+ * that carries fewer: a READ's request is one frame whatever the size (the
+ * data comes back in ceil(size / MTU)), an atomic is one each way, a SEND
+ * or WRITE ceil(size / MTU) each way (one for an empty message).  The raw
+ * loop sends the same numbers (raw_lat()).
+ */
+static uint64_t lat_frames(uint64_t size)
+{
+	uint64_t frag = frag_size();
+
+	if (o.op == OP_READ || o.op == OP_ATOMIC || size <= frag)
+		return 1;
+	return (size + frag - 1) / frag;
+}
+
 static void lat_iters_init(struct lat_iters *li, uint64_t iters,
 			   uint64_t size)
 {
-	uint64_t frames = size / frag_size() + 1;   /* a message, each way */
+	uint64_t frames = lat_frames(size);
 
 	li->iters = iters;
 	li->base = iters / 10 + 10;
