@@ -62,6 +62,9 @@ struct pmr_roce_port_stats {
 				      *   one is dropped) */
 	uint64_t tx_no_mbuf;         /**< times a frame was put off for want
 				      *   of an mbuf (as above) */
+	uint64_t tx_bursts;          /**< transmit calls to the port that had
+				      *   frames to hand it (tx_pkts /
+				      *   tx_bursts: frames a burst) */
 };
 
 /** Counters of one QP. */

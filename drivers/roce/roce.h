@@ -31,6 +31,8 @@ extern int roce_logtype;
 #define ROCE_TX_MAX 64                  /* frames built, not yet sent */
 #define ROCE_TX_STALL_NS 1000000000ull  /* a ring that takes nothing for
 					 * this long: frames are dropped */
+#define ROCE_TX_FLUSH_AUTO 8192         /* tx_flush=auto on memif: bytes */
+#define ROCE_TX_FLUSH_MAX (1 << 20)     /* tx_flush=N: at most */
 #define ROCE_STASH 32                   /* mbufs kept for the next frames */
 #define ROCE_NEIGH_MAX 64
 #define ROCE_MBUF_DATA 8192
@@ -73,6 +75,12 @@ struct roce_dev {
 	uint32_t tx_batch;                /* tx_batch=: post_send's pass
 					   * builds and sends once this many
 					   * WRs wait (1: always) */
+	int32_t tx_flush_arg;             /* tx_flush=: bytes, or -1: auto */
+	uint32_t tx_flush;                /* a pass hands its frames to the
+					   * port each time this many bytes
+					   * are queued (UINT32_MAX: only at
+					   * its end, or when ROCE_TX_MAX
+					   * wait) */
 	uint32_t held_posts;              /* tx_batch above 1: posts since
 					   * the last pass that built
 					   * (post_kick's or an engine run) */
@@ -101,6 +109,7 @@ struct roce_dev {
 	struct roce_neigh neigh[ROCE_NEIGH_MAX];
 	struct rte_mbuf *tx[ROCE_TX_MAX];
 	uint16_t ntx;
+	uint32_t ntx_bytes;               /* queued since the last flush */
 	uint64_t tx_stall_tsc;            /* TSC: the ring took nothing since;
 					   * 0 when it last took something */
 	bool tx_refused;                  /* a flush to make room found the
@@ -372,8 +381,13 @@ static inline struct rte_mbuf *roce_tx_mbuf(struct roce_dev *d)
 	return roce_tx_mbuf_alloc(d);
 }
 
-/* Frame m, len bytes, is queued for the next flush (roce_tx_mbuf() made
- * room for it). */
+/*
+ * Frame m, len bytes, is queued for the next flush (roce_tx_mbuf() made
+ * room for it).  Once tx_flush bytes are queued they go at once, so that
+ * the peer takes in a long message's first frames while the rest are
+ * built (not while the ring refuses frames: the flush at the end of the
+ * pass tries again).
+ */
 static inline void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m,
 				  int len)
 {
@@ -382,6 +396,9 @@ static inline void roce_tx_commit(struct roce_dev *d, struct rte_mbuf *m,
 	d->st.tx_pkts++;
 	d->st.tx_bytes += (uint64_t)len;
 	d->tx[d->ntx++] = m;
+	d->ntx_bytes += (uint32_t)len;
+	if (unlikely(d->ntx_bytes >= d->tx_flush) && !d->tx_refused)
+		roce_tx_flush(d);
 }
 void roce_build_init(struct roce_dev *d, struct roce_qp *rq,
 		     struct wire_build *b, const uint8_t *sgid,

@@ -145,6 +145,12 @@ static int roce_arg(const char *key, const char *value, void *opaque)
 		if (!pmr_kvarg_long(value, 1, ROCE_TX_MAX, &v))
 			goto bad;
 		d->tx_batch = (uint32_t)v;
+	} else if (strcmp(key, "tx_flush") == 0) {
+		if (strcmp(value, "auto") == 0)
+			v = -1;
+		else if (!pmr_kvarg_long(value, 0, ROCE_TX_FLUSH_MAX, &v))
+			goto bad;
+		d->tx_flush_arg = (int32_t)v;
 	} else if (strcmp(key, "service_lcore") == 0) {
 		if (!pmr_kvarg_long(value, 0, RTE_MAX_LCORE - 1, &v))
 			goto bad;
@@ -181,6 +187,16 @@ static int port_setup(struct roce_dev *d)
 			    (d->ack_mode == ROCE_ACK_AUTO &&
 			     (info.driver_name == NULL ||
 			      strcmp(info.driver_name, "net_memif") != 0));
+	/* auto: frames leave as a pass builds them, ROCE_TX_FLUSH_AUTO bytes
+	 * at a time, where a burst is cheap and the peer polls another core
+	 * (memif); a burst that is a system call (af_packet, tap) costs more
+	 * than the peer gains.  0: at the end of the pass. */
+	d->tx_flush = (uint32_t)(d->tx_flush_arg >= 0 ? d->tx_flush_arg :
+		      info.driver_name != NULL &&
+		      strcmp(info.driver_name, "net_memif") == 0 ?
+		      ROCE_TX_FLUSH_AUTO : 0);
+	if (d->tx_flush == 0)
+		d->tx_flush = UINT32_MAX;
 	memset(&conf, 0, sizeof(conf));
 	ret = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
 	if (ret != 0) {
@@ -248,6 +264,8 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d->service_lcore = -1;
 	d->ackreq_every = ROCE_ACKREQ_DEFAULT;
 	d->tx_batch = 1;
+	d->tx_flush_arg = -1;
+	d->tx_flush = UINT32_MAX;
 	pmr_list_init(&d->active);
 	d->next_deadline = UINT64_MAX;
 	ret = pmr_kvargs_parse(args, roce_arg, &a);
@@ -713,8 +731,7 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 	} else {
 		done = kick_all(d, budget);
 	}
-	if (d->ntx == 0)
-		return (int)done;
+	/* (frames may have left already: tx_flush) */
 	roce_tx_flush(d);
 	/* the timers start once the frames are on their way (the TSC read
 	 * costs as much as a few header fields) */

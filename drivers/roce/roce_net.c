@@ -392,8 +392,10 @@ void roce_tx_flush(struct roce_dev *d)
 {
 	uint16_t sent;
 
+	d->ntx_bytes = 0;
 	if (d->ntx == 0)
 		return;
+	d->st.tx_bursts++;
 	sent = rte_eth_tx_burst(d->port_id, d->queue, d->tx, d->ntx);
 	if (sent > 0)
 		d->tx_refused = false;

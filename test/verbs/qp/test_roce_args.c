@@ -59,6 +59,11 @@ int main(void)
 		{ "ipv4=10.0.0.1,tx_batch=65", EINVAL },
 		{ "ipv4=10.0.0.1,tx_batch=8x", EINVAL },
 		{ "ipv4=10.0.0.1,tx_batch=", EINVAL },
+		{ "ipv4=10.0.0.1,tx_flush=-1", EINVAL },
+		{ "ipv4=10.0.0.1,tx_flush=1048577", EINVAL },
+		{ "ipv4=10.0.0.1,tx_flush=8k", EINVAL },
+		{ "ipv4=10.0.0.1,tx_flush=", EINVAL },
+		{ "ipv4=10.0.0.1,tx_flush=Auto", EINVAL },
 		{ "ipv6=::ffff:10.0.0.1", EINVAL },          /* IPv4-mapped */
 		{ "ipv6=ff02::1", EINVAL },                  /* multicast */
 		{ "ipv6=fd00::zz", EINVAL },
@@ -72,6 +77,9 @@ int main(void)
 		{ "ipv4=10.0.0.1,ackreq=64", ENODEV },
 		{ "ipv4=10.0.0.1,tx_batch=1", ENODEV },
 		{ "ipv4=10.0.0.1,tx_batch=64", ENODEV },
+		{ "ipv4=10.0.0.1,tx_flush=auto", ENODEV },
+		{ "ipv4=10.0.0.1,tx_flush=0", ENODEV },
+		{ "ipv4=10.0.0.1,tx_flush=1048576", ENODEV },
 		{ "ipv4=10.0.0.1,mtu=4096", ENODEV },
 		{ "ipv4=10.0.0.1,service_lcore=1", ENODEV },
 	};
