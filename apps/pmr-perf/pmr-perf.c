@@ -161,6 +161,34 @@ static inline void drive(void)
 static uint16_t port_id;
 static struct pmr_device *dev;
 
+/* The RoCE port's frames sent and transmit calls so far (zero without an
+ * RDMA device). */
+struct tx_count {
+	uint64_t frames, bursts;
+};
+
+static struct tx_count tx_count(void)
+{
+	struct pmr_roce_port_stats st;
+	struct tx_count c = { 0, 0 };
+
+	if (dev != NULL && pmr_roce_port_stats(dev, &st) == 0) {
+		c.frames = st.tx_pkts;
+		c.bursts = st.tx_bursts;
+	}
+	return c;
+}
+
+/* Frames a transmit call since c0 (0 when there was none). */
+static double tx_per_burst(struct tx_count c0)
+{
+	struct tx_count c1 = tx_count();
+
+	return c1.bursts > c0.bursts ?
+	       (double)(c1.frames - c0.frames) /
+	       (double)(c1.bursts - c0.bursts) : 0;
+}
+
 /* Abort a wait that made no progress for 10 s, saying what the port saw. */
 static void stall_check(uint64_t since, const char *where)
 {
@@ -360,6 +388,8 @@ struct lat_res {
 	double min, max, typ, avg, sd, p99, p999;
 	uint64_t faults;            /* page faults of the process in the
 				     * measured iterations */
+	double tx_per_burst;        /* RDMA: frames the client's port sent
+				     * a transmit call in them */
 };
 
 struct bw_res {
@@ -372,6 +402,8 @@ struct bw_res {
 				     * first transmit call to its last */
 	uint64_t faults;            /* page faults of the sender (the
 				     * client) in the measured run */
+	double tx_per_burst;        /* RDMA: frames the client's port sent
+				     * a transmit call in it */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -447,9 +479,11 @@ static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 		       "\"p99\":%.3f,\"p99_9\":%.3f,\"page_faults\":%lu",
 		       o.test, mode, nqp, r->bytes, r->iters, r->min, r->max,
 		       r->typ, r->avg, r->sd, r->p99, r->p999, r->faults);
-		/* RDMA results: the engine's progress mode */
+		/* RDMA results: the engine's progress mode, and the
+		 * frames a transmit call of the client's port */
 		if (strcmp(mode, "raw") != 0)
-			printf(",\"progress\":\"%s\"", progress_name());
+			printf(",\"progress\":\"%s\",\"tx_frames_per_burst\":"
+			       "%.2f", progress_name(), r->tx_per_burst);
 		printf("}\n");
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
@@ -529,8 +563,9 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		printf(",\"page_faults\":%lu", r->faults);
 		if (!raw)
-			printf(",\"progress\":\"%s\",\"post_list\":%d",
-			       progress_name(), o.post_list);
+			printf(",\"progress\":\"%s\",\"post_list\":%d,"
+			       "\"tx_frames_per_burst\":%.2f",
+			       progress_name(), o.post_list, r->tx_per_burst);
 		else if (!server)	/* the sender's: the client's */
 			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
 			       "\"raw_pad\":%d,\"raw_frame_max\":%u,"
@@ -827,6 +862,7 @@ struct lat_iters {
 	uint64_t iters, base, want;
 	uint64_t warm, total;        /* base and base + iters until decided */
 	uint64_t f0;                 /* page faults at the first measured one */
+	struct tx_count tx0;         /* and the RoCE port's transmit counts */
 };
 
 /*
@@ -872,8 +908,10 @@ static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
 		li->warm = li->want;
 		li->total = li->want + li->iters;
 	}
-	if (unlikely(it == li->warm))
+	if (unlikely(it == li->warm)) {
 		li->f0 = page_faults();
+		li->tx0 = tx_count();
+	}
 	t[it] = rte_rdtsc();
 }
 
@@ -1677,6 +1715,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 {
 	struct lat_iters li;
 	uint64_t it, f = 0;
+	double tpb = 0;
 	uint64_t *t;
 
 	lat_iters_init(&li, iters, size);
@@ -1786,6 +1825,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 	}
 	t[li.total] = rte_rdtsc();
 	f = page_faults() - li.f0;
+	tpb = tx_per_burst(li.tx0);
 	finish_client();
 out:
 	barrier("LATDONE");
@@ -1799,6 +1839,7 @@ out:
 
 	*res = lat_stats(s, iters, size);
 	res->faults = f;
+	res->tx_per_burst = tpb;
 	free(t);
 	return s;
 }
@@ -1854,6 +1895,8 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast, f0, faults, tstop = 0;
 	struct bw_samples b = { .every = 1 };
 	struct pmr_roce_port_stats s0;
+	struct tx_count tx0;
+	double tpb;
 	bool timed = o.duration > 0 && !warmup;
 	/* the number of messages not fixed: a timed run, and a warm-up */
 	bool open = timed || warmup;
@@ -1912,6 +1955,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		die("pmr_roce_port_stats failed");
 	tmax = (uint64_t)(o.duration * (double)hz);
 	f0 = page_faults();
+	tx0 = tx_count();
 	t0 = rte_rdtsc();
 	tlast = t0;
 	for (;;) {
@@ -1970,12 +2014,14 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	}
 	t1 = rte_rdtsc();
 	faults = page_faults() - f0;
+	tpb = tx_per_burst(tx0);
 	tcp_send("END\n");
 	barrier("BWDONE");
 	memset(res, 0, sizeof(*res));
 	res->bytes = size;
 	res->iters = done;
 	res->faults = faults;
+	res->tx_per_burst = tpb;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
 		uint64_t win = done / 20;
