@@ -896,15 +896,20 @@ static void lat_iters_init(struct lat_iters *li, uint64_t iters,
 
 /*
  * Iteration it's timestamp into t (sized for li->want + li->iters + 1).
- * At the end of the base warm-up, whether to make it longer; at the first
- * measured iteration, the page faults so far (a system call, outside
- * every sample).
+ * At the end of the base warm-up, whether to make it longer, judged by
+ * the pace of its second half (the first pays for the rings' first use:
+ * a read_lat -s 262144 whose first iterations, at up to 64 page faults
+ * each, were taken as the pace kept the warm-up at 40 iterations and
+ * left a fault to each measured one); at the first measured iteration,
+ * the page faults so far (a system call, outside every sample).
  */
 static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
 {
+	uint64_t half = li->base / 2;
+
 	if (unlikely(it == li->base) && li->want > li->base &&
-	    (rte_rdtsc() - t[0]) / li->base * (li->want - li->base) <=
-	    hz / 4) {
+	    (rte_rdtsc() - t[half]) / (li->base - half) *
+	    (li->want - li->base) <= hz / 4) {
 		li->warm = li->want;
 		li->total = li->want + li->iters;
 	}
