@@ -24,23 +24,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_ethdev.h>
-
 #include <pmr_roce.h>
 #include <pmr_verbs.h>
 
 #include "vt.h"
+#include "port_counts.h"
 
 static struct vt v;
-
-/* Frames port 0 took for transmission so far. */
-static uint64_t port_sent(void)
-{
-	struct rte_eth_stats s;
-
-	CHECK_EQ(rte_eth_stats_get(0, &s), 0);
-	return s.opackets;
-}
 
 /* Frames the device built that the port has not taken (held for a batch,
  * or waiting for room): built (ACKs included), less dropped, less what the
@@ -48,9 +38,8 @@ static uint64_t port_sent(void)
  * nothing; this tells the two apart. */
 static uint64_t held(void)
 {
-	struct pmr_roce_port_stats ps;
+	struct pmr_roce_port_stats ps = roce_counts(v.dev);
 
-	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);
 	return ps.tx_pkts - ps.tx_drops - port_sent();
 }
 

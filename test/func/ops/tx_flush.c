@@ -20,12 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_ethdev.h>
-
 #include <pmr_roce.h>
 #include <pmr_verbs.h>
 
 #include "vt.h"
+#include "port_counts.h"
 
 /* frame lengths over IPv4: Ethernet, IPv4, UDP, BTH, then the payload
  * and the ICRC; a WRITE's first packet has a RETH, a READ request a
@@ -35,20 +34,9 @@ enum { HDRS = 14 + 20 + 8 + 12, ICRC = 4, RETH = 16, AETH = 4 };
 static struct vt v;
 static uint32_t flush;       /* tx_flush: bytes, 0 for off */
 
-static uint64_t port_sent(void)
-{
-	struct rte_eth_stats s;
-
-	CHECK_EQ(rte_eth_stats_get(0, &s), 0);
-	return s.opackets;
-}
-
 static uint64_t bursts(void)
 {
-	struct pmr_roce_port_stats ps;
-
-	CHECK_EQ(pmr_roce_port_stats(v.dev, &ps), 0);
-	return ps.tx_bursts;
+	return roce_counts(v.dev).tx_bursts;
 }
 
 /* The bursts in which one pass hands frames of these lengths to the
