@@ -848,19 +848,20 @@ static uint32_t frag_size(void)
 /*
  * The iterations of a latency loop (the client's): `warm` of warm-up,
  * then `iters` measured, `total` in all.  The warm-up is a tenth of the
- * iterations and 10 more (`base`), made longer, up to `want`, when those
- * show that it takes at most a quarter of a second: enough iterations for
- * WARM_FRAMES frames each way.  The buffers of the port's rings (memif's
- * 1024 slots by default, af_packet's frame count) are mapped at their
- * first use, a page fault each, and a warm-up that has gone round them
- * leaves none to a measured iteration.  (Where an iteration takes
- * milliseconds, as with service progress on a machine with fewer CPUs
- * than pollers, the warm-up stays at `base`.)
+ * iterations and 10 more (`base`), then goes on while it has taken less
+ * than a quarter of a second, up to `want`: enough iterations for
+ * WARM_FRAMES frames each way (stamp()).  The buffers of the port's
+ * rings (memif's 1024 slots by default, af_packet's frame count) are
+ * mapped at their first use, a page fault each, and a warm-up that has
+ * gone round them leaves none to a measured iteration.  (Where an
+ * iteration takes milliseconds, as with service progress on a machine
+ * with fewer CPUs than pollers, it stops at a quarter of a second.)
  */
 #define WARM_FRAMES 2048
 struct lat_iters {
 	uint64_t iters, base, want;
-	uint64_t warm, total;        /* base and base + iters until decided */
+	uint64_t warm, total;        /* grow together while the warm-up
+				      * goes on */
 	uint64_t f0;                 /* page faults at the first measured one */
 	struct tx_count tx0;         /* and the RoCE port's transmit counts */
 };
@@ -896,26 +897,25 @@ static void lat_iters_init(struct lat_iters *li, uint64_t iters,
 
 /*
  * Iteration it's timestamp into t (sized for li->want + li->iters + 1).
- * At the end of the base warm-up, whether to make it longer, judged by
- * the pace of its second half (the first pays for the rings' first use:
- * a read_lat -s 262144 whose first iterations, at up to 64 page faults
- * each, were taken as the pace kept the warm-up at 40 iterations and
- * left a fault to each measured one); at the first measured iteration,
- * the page faults so far (a system call, outside every sample).
+ * From the end of the base warm-up on, the warm-up goes on an iteration
+ * at a time, up to `want`, while it has taken less than a quarter of a
+ * second in all.  (Not foretold from the pace of the base iterations:
+ * those pay for the rings' first use, up to 64 page faults an iteration
+ * of a 256 KiB READ's answer, and a read_lat -s 262144 whose warm-up was
+ * judged so stayed at 40 iterations and left a fault to each measured
+ * one.)  At the first measured iteration, the page faults so far (a
+ * system call, outside every sample).
  */
 static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
 {
-	uint64_t half = li->base / 2;
-
-	if (unlikely(it == li->base) && li->want > li->base &&
-	    (rte_rdtsc() - t[half]) / (li->base - half) *
-	    (li->want - li->base) <= hz / 4) {
-		li->warm = li->want;
-		li->total = li->want + li->iters;
-	}
 	if (unlikely(it == li->warm)) {
-		li->f0 = page_faults();
-		li->tx0 = tx_count();
+		if (it < li->want && rte_rdtsc() - t[0] < hz / 4) {
+			li->warm++;
+			li->total++;
+		} else {
+			li->f0 = page_faults();
+			li->tx0 = tx_count();
+		}
 	}
 	t[it] = rte_rdtsc();
 }
