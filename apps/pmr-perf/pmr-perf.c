@@ -95,6 +95,7 @@ struct opts {
 	const char *samples;      /* --samples FILE (the client's) */
 	const char *devargs;
 	int progress;            /* enum pmr_progress_mode */
+	bool events;             /* -e: wait for completion events */
 };
 
 static struct opts o = {
@@ -390,6 +391,8 @@ struct lat_res {
 				     * measured iterations */
 	double tx_per_burst;        /* RDMA: frames the client's port sent
 				     * a transmit call in them */
+	uint64_t events;            /* -e: completion events the client took
+				     * in the loop */
 };
 
 struct bw_res {
@@ -404,6 +407,8 @@ struct bw_res {
 				     * client) in the measured run */
 	double tx_per_burst;        /* RDMA: frames the client's port sent
 				     * a transmit call in it */
+	uint64_t events;            /* -e: completion events the client took
+				     * in it */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -482,8 +487,10 @@ static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 		/* RDMA results: the engine's progress mode, and the
 		 * frames a transmit call of the client's port */
 		if (strcmp(mode, "raw") != 0)
-			printf(",\"progress\":\"%s\",\"tx_frames_per_burst\":"
-			       "%.2f", progress_name(), r->tx_per_burst);
+			printf(",\"progress\":\"%s\",\"events\":%s,"
+			       "\"cq_events\":%lu,\"tx_frames_per_burst\":%.2f",
+			       progress_name(), o.events ? "true" : "false",
+			       r->events, r->tx_per_burst);
 		printf("}\n");
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
@@ -563,9 +570,11 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		printf(",\"page_faults\":%lu", r->faults);
 		if (!raw)
-			printf(",\"progress\":\"%s\",\"post_list\":%d,"
-			       "\"tx_frames_per_burst\":%.2f",
-			       progress_name(), o.post_list, r->tx_per_burst);
+			printf(",\"progress\":\"%s\",\"events\":%s,"
+			       "\"cq_events\":%lu,\"post_list\":%d,"
+			       "\"tx_frames_per_burst\":%.2f", progress_name(),
+			       o.events ? "true" : "false", r->events,
+			       o.post_list, r->tx_per_burst);
 		else if (!server)	/* the sender's: the client's */
 			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
 			       "\"raw_pad\":%d,\"raw_frame_max\":%u,"
@@ -981,16 +990,34 @@ static void raw_send_msg(const uint8_t *buf, uint64_t size, uint32_t frag,
 }
 
 /*
- * A latency loop found nothing new: every END_CHECK_SPINS times the server
- * looks for the client's END, the client (and the server once the test
- * is under way) checks for a stall.  @return true when END came.
+ * -e: the last ev_wait() came back without an event (after 10 ms asleep,
+ * or END_CHECK_SPINS engine runs), so that the callers' checks below run
+ * then too, not only every END_CHECK_SPINS times (each may be a wait).
+ */
+static bool ev_timeout;
+
+/* Whether a loop that found nothing new checks for END or a stall now:
+ * every END_CHECK_SPINS times, and after a wait for an event timed out. */
+static inline bool idle_due(uint32_t *spins)
+{
+	bool t = ev_timeout;
+
+	ev_timeout = false;
+	return ++*spins % END_CHECK_SPINS == 0 || t;
+}
+
+/*
+ * A latency loop found nothing new: every END_CHECK_SPINS times (with -e,
+ * after a wait for an event that timed out) the server looks for the
+ * client's END, the client (and the server once the test is under way)
+ * checks for a stall.  @return true when END came.
  */
 static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
 			    const char *what)
 {
 	char l[64];
 
-	if (++*spins % END_CHECK_SPINS != 0)
+	if (!idle_due(spins))
 		return false;
 	if (server && tcp_try_line(l, sizeof(l)))
 		return true;
@@ -1232,6 +1259,59 @@ struct rqp {
 static struct pmr_pd *pd;
 static struct pmr_mr *mr;
 static struct pmr_cq *scq, *rcq;
+
+/*
+ * -e: the completion channel of both CQs, and whether each is armed
+ * ([0] the send CQ, [1] the receive CQ).
+ */
+static struct pmr_comp_channel *chan;
+static bool armed[2];
+static uint64_t ev_taken;        /* events taken so far */
+
+/*
+ * -e: a poll of cq found nothing.  If cq is not armed, arm it and return:
+ * the caller polls again, for a completion that came before the arming.
+ * Else wait for an event on the channel, take it and acknowledge it (it
+ * may be the other CQ's).  While waiting, with inline or manual progress,
+ * the engine runs between looks at the channel (no other thread would run
+ * it), as rc_pingpong -e does; with service progress the thread sleeps in
+ * poll().  Either returns now and then without an event (END_CHECK_SPINS
+ * looks, 10 ms) so that the callers' checks for END and for a stall run.
+ */
+static void ev_wait(struct pmr_cq *cq)
+{
+	struct pollfd p = { .fd = chan->fd, .events = POLLIN };
+	bool *a = &armed[cq != scq];
+	struct pmr_cq *ecq;
+	void *ectx;
+	int n;
+
+	if (!*a) {
+		if (pmr_req_notify_cq(cq, 0) != 0)
+			die("pmr_req_notify_cq failed");
+		*a = true;
+		return;
+	}
+	if (o.progress == PMR_PROGRESS_SERVICE) {
+		n = poll(&p, 1, 10);
+	} else {
+		for (uint32_t i = 0; (n = poll(&p, 1, 0)) == 0 &&
+		     i < END_CHECK_SPINS; i++)
+			pmr_progress(ctx, 64);
+	}
+	if (n < 0 && errno != EINTR)
+		die("poll on the completion channel: %s", strerror(errno));
+	if (n <= 0) {
+		ev_timeout = true;
+		return;
+	}
+	if (pmr_get_cq_event(chan, &ecq, &ectx) != 0)
+		die("pmr_get_cq_event: %s", strerror(errno));
+	pmr_ack_cq_events(ecq, 1);
+	armed[ecq != scq] = false;
+	ev_taken++;
+}
+
 static struct rqp *qps;
 static uint8_t *mem;
 static size_t slot;              /* bytes per QP: lbuf then rbuf */
@@ -1329,10 +1409,12 @@ static void qps_create(void)
 			PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC);
 	if (mr == NULL)
 		die("pmr_reg_mr: %s", strerror(errno));
+	if (o.events && (chan = pmr_create_comp_channel(ctx)) == NULL)
+		die("pmr_create_comp_channel: %s", strerror(errno));
 	ncqe = o.nqp * o.tx_depth;
-	scq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, NULL, 0);
+	scq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, chan, 0);
 	ncqe = o.nqp * o.rx_depth;
-	rcq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, NULL, 0);
+	rcq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, chan, 0);
 	if (scq == NULL || rcq == NULL)
 		die("pmr_create_cq: %s", strerror(errno));
 	qps = zalloc((size_t)o.nqp, sizeof(*qps), "the QPs");
@@ -1704,6 +1786,16 @@ static void serve_until_end(void)
 	char l[64];
 	uint32_t spins = 0;
 
+	/* service progress: the engine runs on its own lcore, and this
+	 * thread sleeps until the client's END */
+	if (o.progress == PMR_PROGRESS_SERVICE) {
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+
+		while (!tcp_try_line(l, sizeof(l)))
+			if (poll(&p, 1, 100) < 0 && errno != EINTR)
+				die("poll: %s", strerror(errno));
+		return;
+	}
 	for (;;) {
 		drive();
 		if (++spins % END_CHECK_SPINS == 0 && tcp_try_line(l, sizeof(l)))
@@ -1719,7 +1811,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 			struct lat_res *res)
 {
 	struct lat_iters li;
-	uint64_t it, f = 0;
+	uint64_t it, f = 0, ev0 = ev_taken;
 	double tpb = 0;
 	uint64_t *t;
 
@@ -1769,6 +1861,8 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 				if (lat_idle(&spins, ts, it,
 					     "send_lat: waiting for a receive"))
 					goto out;
+				if (o.events)
+					ev_wait(rcq);
 			}
 			check_wc(&wc, "recv");
 			q = &qps[wc.wr_id];
@@ -1823,9 +1917,12 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 			/* the clock read every END_CHECK_SPINS empty polls,
 			 * as in the other loops and the raw baseline */
 			while (q->out != 0)
-				if (reap_send() == 0)
+				if (reap_send() == 0) {
 					lat_idle(&spins, t[it], it,
 						 "waiting for a completion");
+					if (o.events)
+						ev_wait(scq);
+				}
 		}
 	}
 	t[li.total] = rte_rdtsc();
@@ -1845,6 +1942,7 @@ out:
 	*res = lat_stats(s, iters, size);
 	res->faults = f;
 	res->tx_per_burst = tpb;
+	res->events = ev_taken - ev0;
 	free(t);
 	return s;
 }
@@ -1901,6 +1999,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	struct bw_samples b = { .every = 1 };
 	struct pmr_roce_port_stats s0;
 	struct tx_count tx0;
+	uint64_t ev0;
 	double tpb;
 	bool timed = o.duration > 0 && !warmup;
 	/* the number of messages not fixed: a timed run, and a warm-up */
@@ -1940,9 +2039,11 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 						run = 0;
 					}
 				}
-				if (n == 0 && ++spins % END_CHECK_SPINS == 0 &&
+				if (n == 0 && idle_due(&spins) &&
 				    tcp_try_line(l, sizeof(l)))
 					break;
+				if (n == 0 && o.events)
+					ev_wait(rcq);
 			}
 		} else {
 			barrier("BW");
@@ -1961,6 +2062,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	tmax = (uint64_t)(o.duration * (double)hz);
 	f0 = page_faults();
 	tx0 = tx_count();
+	ev0 = ev_taken;
 	t0 = rte_rdtsc();
 	tlast = t0;
 	for (;;) {
@@ -2016,6 +2118,10 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 					posted++;
 				}
 		}
+		/* (everything that could be posted is: the send queues are
+		 * full, or the drain) */
+		if (k == 0 && o.events)
+			ev_wait(scq);
 	}
 	t1 = rte_rdtsc();
 	faults = page_faults() - f0;
@@ -2027,6 +2133,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	res->iters = done;
 	res->faults = faults;
 	res->tx_per_burst = tpb;
+	res->events = ev_taken - ev0;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
 		uint64_t win = done / 20;
@@ -2082,6 +2189,10 @@ static void usage(void)
 "  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
+"  -e, --events          wait for completion events, not polling the CQ\n"
+"                        (each side its own; not write_lat, which watches\n"
+"                        memory): with service progress the thread sleeps\n"
+"                        in poll(), else it runs the engine meanwhile\n"
 "      --report_gbits    bandwidth in Gb/sec (10^9 bits), not MB/sec\n"
 "                        (2^20 bytes, as perftest's)\n"
 "      --progress M      inline (default), service or manual\n"
@@ -2148,7 +2259,7 @@ static int parse_opts(int argc, char **argv)
 		{ "rx-depth", 1, NULL, 'r' }, { "mtu", 1, NULL, 'm' },
 		{ "inline_size", 1, NULL, 'I' }, { "cq-mod", 1, NULL, 'Q' },
 		{ "connection", 1, NULL, 'c' }, { "port", 1, NULL, 'p' },
-		{ "post_list", 1, NULL, 'l' },
+		{ "post_list", 1, NULL, 'l' }, { "events", 0, NULL, 'e' },
 		{ "help", 0, NULL, 'h' },
 		{ "report_gbits", 0, NULL, O_GBITS },
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
@@ -2168,7 +2279,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fh", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Feh", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2201,6 +2312,7 @@ static int parse_opts(int argc, char **argv)
 			break;
 		case 'p': o.tcp_port = (int)opt_int("-p", optarg, 1, 65535); break;
 		case 'F': break;
+		case 'e': o.events = true; break;
 		case 'c':
 			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;
 			else if (strcmp(optarg, "UC") == 0) o.qpt = PMR_QPT_UC;
@@ -2278,6 +2390,11 @@ static void defaults(void)
 		die("-D is for the bandwidth tests; give latency tests -n");
 	if (o.samples != NULL && !o.lat)
 		die("--samples is for the latency tests");
+	if (o.events && o.lat && o.op == OP_WRITE)
+		die("-e: write_lat sees the peer's data in memory, not in a "
+		    "completion (as perftest's)");
+	if (o.events && o.raw == 1)
+		die("-e is for RDMA (not --raw)");
 }
 
 /* A UD message is one packet: -s at most the MTU (-a stops there). */

@@ -8,11 +8,12 @@
 # bandwidth), an option or a client's parameter is not refused as it
 # should be, or an option does not do what it says (sizes of -a, pictures
 # of --histogram, samples of --samples and bench/samples.py's reading of
-# them, units of the bandwidth, inline size, progress mode, -n over
-# several QPs), or a latency loop or a bandwidth stream takes page
-# faults, or a long message over memif leaves in one transmit call (the
-# device's tx_flush not on by default there), or (root) the raw stream over af_packet is clocked on other
-# frames than its own; it does not judge speed (bench/run.sh does that).
+# them, units of the bandwidth, inline size, progress mode, completion
+# events of -e, -n over several QPs), or a latency loop or a bandwidth
+# stream takes page faults, or a long message over memif leaves in one
+# transmit call (the device's tx_flush not on by default there), or
+# (root) the raw stream over af_packet is clocked on other frames than
+# its own; it does not judge speed (bench/run.sh does that).
 #   test-perf-short.sh PMR_PERF
 set -uo pipefail
 BIN=$1
@@ -252,6 +253,8 @@ reject "--one-qp-compare is for the latency tests" send_bw -q 2 --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat --one-qp-compare
 reject "--one-qp-compare is for the latency tests" send_lat -q 4 --raw --one-qp-compare
 reject "--samples is for the latency tests" send_bw --samples "$DIR/s.csv"
+reject "-e: write_lat sees the peer's data in memory" write_lat -e
+reject "-e is for RDMA (not --raw)" send_lat --raw -e
 reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 
 # a server takes the run's parameters from its client, and checks them
@@ -364,6 +367,21 @@ SERVICE=1 run send_lat -s 64 -n 100 --progress service
 expect '"mode":"rdma".*"progress":"service"' "send_lat --progress service: not in service mode"
 SERVICE=1 run send_bw -s 64 -n 2000 --progress service
 expect '"mode":"rdma".*"progress":"service"' "send_bw --progress service: not in service mode"
+# -e: the client waits for completion events wherever it waits for a
+# completion: it took some, also with service progress, where it sleeps
+# for them
+for t in send_lat read_lat atomic_lat; do
+	run $t -e -n 300 --raw-compare
+	expect '"mode":"rdma".*"events":true,"cq_events":[1-9]' "$t -e: no completion event taken"
+done
+# (a bandwidth test's client waits only when every send queue is full:
+# 16 messages of 64 KiB fill it)
+run write_bw -e -s 65536 -t 16 -n 500
+expect '"mode":"rdma".*"events":true,"cq_events":[1-9]' "write_bw -e: no completion event taken"
+run send_lat -n 300
+expect '"mode":"rdma".*"events":false,"cq_events":0,' "send_lat without -e: events taken"
+SERVICE=1 run send_lat -e -s 64 -n 100 --progress service
+expect '"mode":"rdma".*"progress":"service","events":true,"cq_events":[1-9]' "send_lat -e --progress service: no completion event taken"
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32[,}]' \
 	'send_bw -l 32: no "post_list":32 in its JSON'
