@@ -17,7 +17,12 @@
 extern "C" {
 #endif
 
-/** Port counters of a RoCE device (monotonic since the device was made). */
+/**
+ * Port counters of a RoCE device (monotonic since the device was made).
+ * New counters are added at the end, and pmr_roce_port_stats() writes
+ * the whole structure: a program built against an older pmr_roce.h must
+ * be rebuilt to read them (tx_bursts was added so).
+ */
 struct pmr_roce_port_stats {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
 	uint64_t tx_drops;           /**< frames built, then dropped: the
