@@ -19,9 +19,9 @@ extern "C" {
 
 /**
  * Port counters of a RoCE device (monotonic since the device was made).
- * New counters are added at the end, and pmr_roce_port_stats() writes
- * the whole structure: a program built against an older pmr_roce.h must
- * be rebuilt to read them (tx_bursts was added so).
+ * New counters are added at the end (tx_bursts was), and
+ * pmr_roce_port_stats() writes the whole structure: a program built
+ * against an older pmr_roce.h passes a shorter one and must be rebuilt.
  */
 struct pmr_roce_port_stats {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
