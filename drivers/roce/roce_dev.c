@@ -173,6 +173,7 @@ static int port_setup(struct roce_dev *d)
 	struct rte_eth_dev_info info;
 	uint16_t nrx = RX_DESC, ntx = TX_DESC;
 	int socket = rte_eth_dev_socket_id(d->port_id);
+	bool cheap_burst;
 	int ret;
 
 	if (socket < 0)
@@ -180,21 +181,18 @@ static int port_setup(struct roce_dev *d)
 	ret = rte_eth_dev_info_get(d->port_id, &info);
 	if (ret != 0)
 		return ret;
-	/* auto: a separate burst for the ACK only where a burst is cheap
-	 * (memif: a ring in shared memory); elsewhere a transmit burst is a
-	 * system call (af_packet, tap) or a doorbell write to a NIC */
+	/* the "auto" arguments turn on what needs a cheap transmit burst
+	 * only on memif (a ring in shared memory, its peer polling another
+	 * core); elsewhere a burst is a system call (af_packet, tap) or a
+	 * doorbell write to a NIC.  auto: a separate burst for an ACK, and
+	 * frames leaving as a pass builds them, ROCE_TX_FLUSH_AUTO bytes at
+	 * a time (tx_flush 0: at the end of the pass) */
+	cheap_burst = info.driver_name != NULL &&
+		      strcmp(info.driver_name, "net_memif") == 0;
 	d->ack_with_reply = d->ack_mode == ROCE_ACK_WITH_REPLY ||
-			    (d->ack_mode == ROCE_ACK_AUTO &&
-			     (info.driver_name == NULL ||
-			      strcmp(info.driver_name, "net_memif") != 0));
-	/* auto: frames leave as a pass builds them, ROCE_TX_FLUSH_AUTO bytes
-	 * at a time, where a burst is cheap and the peer polls another core
-	 * (memif); a burst that is a system call (af_packet, tap) costs more
-	 * than the peer gains.  0: at the end of the pass. */
-	d->tx_flush = (uint32_t)(d->tx_flush_arg >= 0 ? d->tx_flush_arg :
-		      info.driver_name != NULL &&
-		      strcmp(info.driver_name, "net_memif") == 0 ?
-		      ROCE_TX_FLUSH_AUTO : 0);
+			    (d->ack_mode == ROCE_ACK_AUTO && !cheap_burst);
+	d->tx_flush = d->tx_flush_arg >= 0 ? (uint32_t)d->tx_flush_arg :
+		      cheap_burst ? ROCE_TX_FLUSH_AUTO : 0;
 	if (d->tx_flush == 0)
 		d->tx_flush = UINT32_MAX;
 	memset(&conf, 0, sizeof(conf));
