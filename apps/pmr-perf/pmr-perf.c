@@ -162,32 +162,24 @@ static inline void drive(void)
 static uint16_t port_id;
 static struct pmr_device *dev;
 
-/* The RoCE port's frames sent and transmit calls so far (zero without an
- * RDMA device). */
-struct tx_count {
-	uint64_t frames, bursts;
-};
-
-static struct tx_count tx_count(void)
+/* The RoCE port's counters now (all zero without an RDMA device). */
+static struct pmr_roce_port_stats port_stats(void)
 {
 	struct pmr_roce_port_stats st;
-	struct tx_count c = { 0, 0 };
 
-	if (dev != NULL && pmr_roce_port_stats(dev, &st) == 0) {
-		c.frames = st.tx_pkts;
-		c.bursts = st.tx_bursts;
-	}
-	return c;
+	if (dev == NULL || pmr_roce_port_stats(dev, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	return st;
 }
 
-/* Frames a transmit call since c0 (0 when there was none). */
-static double tx_per_burst(struct tx_count c0)
+/* Frames the port sent a transmit call since s0 (0 when there was none). */
+static double tx_per_burst(const struct pmr_roce_port_stats *s0)
 {
-	struct tx_count c1 = tx_count();
+	struct pmr_roce_port_stats s1 = port_stats();
 
-	return c1.bursts > c0.bursts ?
-	       (double)(c1.frames - c0.frames) /
-	       (double)(c1.bursts - c0.bursts) : 0;
+	return s1.tx_bursts > s0->tx_bursts ?
+	       (double)(s1.tx_pkts - s0->tx_pkts) /
+	       (double)(s1.tx_bursts - s0->tx_bursts) : 0;
 }
 
 /* Abort a wait that made no progress for 10 s, saying what the port saw. */
@@ -872,7 +864,7 @@ struct lat_iters {
 	uint64_t warm, total;        /* grow together while the warm-up
 				      * goes on */
 	uint64_t f0;                 /* page faults at the first measured one */
-	struct tx_count tx0;         /* and the RoCE port's transmit counts */
+	struct pmr_roce_port_stats s0;   /* and the RoCE port's counters */
 };
 
 /*
@@ -923,7 +915,7 @@ static inline void stamp(uint64_t *t, uint64_t it, struct lat_iters *li)
 			li->total++;
 		} else {
 			li->f0 = page_faults();
-			li->tx0 = tx_count();
+			li->s0 = port_stats();
 		}
 	}
 	t[it] = rte_rdtsc();
@@ -1297,7 +1289,7 @@ static void ev_wait(struct pmr_cq *cq)
 	} else {
 		for (uint32_t i = 0; (n = poll(&p, 1, 0)) == 0 &&
 		     i < END_CHECK_SPINS; i++)
-			pmr_progress(ctx, 64);
+			drive();
 	}
 	if (n < 0 && errno != EINTR)
 		die("poll on the completion channel: %s", strerror(errno));
@@ -1927,7 +1919,7 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 	}
 	t[li.total] = rte_rdtsc();
 	f = page_faults() - li.f0;
-	tpb = tx_per_burst(li.tx0);
+	tpb = tx_per_burst(&li.s0);
 	finish_client();
 out:
 	barrier("LATDONE");
@@ -1982,8 +1974,9 @@ static bool bw_warm_more(const struct pmr_roce_port_stats *s0, uint64_t t0)
 {
 	struct pmr_roce_port_stats st;
 
-	if (rte_rdtsc() - t0 >= hz / 4 || pmr_roce_port_stats(dev, &st) != 0)
+	if (rte_rdtsc() - t0 >= hz / 4)
 		return false;
+	st = port_stats();
 	return st.tx_pkts - s0->tx_pkts < WARM_FRAMES ||
 	       (o.qpt == PMR_QPT_RC && st.rx_pkts - s0->rx_pkts < WARM_FRAMES);
 }
@@ -1998,7 +1991,6 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	uint64_t posted = 0, done = 0, t0, t1, tmax, tlast, f0, faults, tstop = 0;
 	struct bw_samples b = { .every = 1 };
 	struct pmr_roce_port_stats s0;
-	struct tx_count tx0;
 	uint64_t ev0;
 	double tpb;
 	bool timed = o.duration > 0 && !warmup;
@@ -2057,11 +2049,9 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 
 	barrier("BW");
 	b.s = zalloc(BW_SAMPLES, sizeof(*b.s), "the samples");
-	if (warmup && pmr_roce_port_stats(dev, &s0) != 0)
-		die("pmr_roce_port_stats failed");
 	tmax = (uint64_t)(o.duration * (double)hz);
 	f0 = page_faults();
-	tx0 = tx_count();
+	s0 = port_stats();
 	ev0 = ev_taken;
 	t0 = rte_rdtsc();
 	tlast = t0;
@@ -2125,7 +2115,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	}
 	t1 = rte_rdtsc();
 	faults = page_faults() - f0;
-	tpb = tx_per_burst(tx0);
+	tpb = tx_per_burst(&s0);
 	tcp_send("END\n");
 	barrier("BWDONE");
 	memset(res, 0, sizeof(*res));
