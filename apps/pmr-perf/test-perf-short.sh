@@ -382,6 +382,11 @@ run send_lat -n 300
 expect '"mode":"rdma".*"events":false,"cq_events":0,' "send_lat without -e: events taken"
 SERVICE=1 run send_lat -e -s 64 -n 100 --progress service
 expect '"mode":"rdma".*"progress":"service","events":true,"cq_events":[1-9]' "send_lat -e --progress service: no completion event taken"
+# read_lat's server waits for no completion: with service progress it
+# sleeps on the control connection until the client's END (a server that
+# missed it would run into the pair's timeout)
+SERVICE=1 run read_lat -e -n 100 --progress service
+expect '"mode":"rdma".*"progress":"service","events":true,"cq_events":[1-9]' "read_lat -e --progress service: no completion event taken"
 run send_bw -s 64 -t 256 -l 32 -D 0.5
 expect '"mode":"rdma".*"post_list":32[,}]' \
 	'send_bw -l 32: no "post_list":32 in its JSON'
