@@ -729,8 +729,10 @@ static int roce_post_kick(struct pmr_ctx_obj *ctx, struct pmr_qp_obj *qp,
 	} else {
 		done = kick_all(d, budget);
 	}
-	/* (frames may have left already: tx_flush) */
-	roce_tx_flush(d);
+	/* (frames may have left already, tx_flush: the timers below start
+	 * all the same) */
+	if (d->ntx > 0)
+		roce_tx_flush(d);
 	/* the timers start once the frames are on their way (the TSC read
 	 * costs as much as a few header fields) */
 	if (rq->arm_ack || rq->arm_solicit)
