@@ -62,6 +62,7 @@
 #define CQ_MOD_MAX 16384        /* -Q (then at most the tx depth) */
 #define POST_LIST_MAX 256       /* -l */
 #define END_CHECK_SPINS (1u << 12)
+#define OUTS_MAX 16             /* -o: the RoCE device's max_qp_rd_atom */
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_ATOMIC };
 
@@ -80,13 +81,16 @@ struct opts {
 	int mtu;                 /* 0: the port's active MTU */
 	int inl;                 /* -1: default */
 	int cq_mod;
-	int post_list;           /* WRs per pmr_post_send call (bw tests) */
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
 	bool one_qp;             /* latency with -q N: QP 0 alone too */
-	/* local only */
+	bool bidir;              /* -b: bandwidth both ways at once */
+	int outs;                /* -o: READs and atomics in flight (the
+				  * QPs' max_rd_atomic; 0: the default) */
+	int post_list;           /* WRs per pmr_post_send call (bw tests) */
 	int raw_burst;           /* frames per raw transmit burst */
-	bool raw_burst_set;      /* --raw-burst given */
 	int raw_pad;             /* bytes after each raw frame's payload */
+	/* local only */
+	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
 	int tcp_port;
@@ -401,6 +405,10 @@ struct bw_res {
 				     * a transmit call in it */
 	uint64_t events;            /* -e: completion events the client took
 				     * in it */
+	/* -b: each way's messages and average bandwidth (the fields above
+	 * hold the two summed) */
+	uint64_t local_iters, remote_iters;
+	double local_avg, remote_avg;
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -533,10 +541,13 @@ static void bw_header(bool raw)
 	if (o.json)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
-	printf(" %s %s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
-	       raw ? "" : o.test);
+	printf(" %s %s%s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
+	       raw ? "" : o.test,
+	       o.bidir ? " (bidirectional: the two ways summed)" : "");
 	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u, u);
 }
+
+static int qp_outs(void);
 
 /* A bandwidth of mbs x 10^6 bytes a second in perftest's units: MB/sec
  * of 2^20 bytes, or with --report_gbits Gb/sec of 10^9 bits. */
@@ -560,7 +571,16 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       mode_name(raw), o.nqp, r->bytes, r->iters,
 		       bw_unit(r->peak), bw_unit(r->avg),
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
-		printf(",\"page_faults\":%lu", r->faults);
+		printf(",\"page_faults\":%lu,\"bidirectional\":%s", r->faults,
+		       o.bidir ? "true" : "false");
+		if (o.bidir)	/* each way: the client's, the server's */
+			printf(",\"iterations_client\":%lu,"
+			       "\"iterations_server\":%lu,"
+			       "\"bw_avg_client\":%.2f,\"bw_avg_server\":%.2f",
+			       r->local_iters, r->remote_iters,
+			       bw_unit(r->local_avg), bw_unit(r->remote_avg));
+		if (!raw && (o.op == OP_READ || o.op == OP_ATOMIC))
+			printf(",\"outs\":%d", qp_outs());
 		if (!raw)
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"post_list\":%d,"
@@ -1102,6 +1122,186 @@ static void raw_lat(uint64_t size, uint64_t iters, struct lat_res *res,
  * there is one, except for a warm-up, always iters).  A warm-up sends
  * WARM_FRAMES frames at least: the measured stream then finds every
  * buffer of the port's ring mapped (lat_iters_init()). */
+/* The receiving end of a raw stream: its frames, their bytes (each at
+ * most pl, the payload a frame carries), the clock at the first and the
+ * last, and the longest frame. */
+struct raw_rx {
+	uint64_t rx, bytes, tf, tl;
+	uint32_t flen_max;
+};
+
+/* One receive burst of a raw stream: each of its frames counted and its
+ * payload copied to its place in buf (nfr frames of frag bytes).
+ * @return the frames the burst brought, the stream's or not */
+static uint16_t raw_rx_poll(struct raw_rx *s, uint8_t *buf, uint32_t nfr,
+			    uint32_t frag, uint32_t pl)
+{
+	struct rte_mbuf *m[RAW_BURST];
+	uint16_t n = rte_eth_rx_burst(port_id, 0, m, RAW_BURST);
+	uint64_t rx0 = s->rx;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i],
+			const struct rte_ether_hdr *);
+
+		if (eh->ether_type == rte_cpu_to_be_16(RAW_ETHERTYPE)) {
+			uint32_t len = rte_pktmbuf_pkt_len(m[i]) - 14;
+
+			s->flen_max = RTE_MAX(s->flen_max, len + 14);
+			if (len > pl)
+				len = pl;
+			memcpy(buf + s->rx % nfr * frag,
+			       rte_pktmbuf_mtod_offset(m[i], uint8_t *, 14),
+			       len);
+			s->rx++;
+			s->bytes += len;
+		}
+	}
+	/* the clock runs from the stream's first frame to its last:
+	 * another frame the port brings does not move it (on af_packet,
+	 * the segments of this program's TCP connection when it runs over
+	 * the same interface, in both directions: a delayed ACK 44 ms after
+	 * the stream's end made a 5000-message stream measure a fifth of
+	 * its rate) */
+	if (s->rx != rx0) {
+		uint64_t now = rte_rdtsc();
+
+		if (rx0 == 0)
+			s->tf = now;
+		s->tl = now;
+	}
+	if (n)
+		rte_pktmbuf_free_bulk(m, n);
+	return n;
+}
+
+/* The nanoseconds from a stream's first frame to its last, as received
+ * (0 with fewer than two frames). */
+static double raw_rx_ns(const struct raw_rx *s)
+{
+	return s->rx > 1 ? (double)(s->tl - s->tf) * 1e9 / (double)hz : 0.0;
+}
+
+/* A raw stream's receiving end tells its sender what it took. */
+static void raw_rx_report(const struct raw_rx *s)
+{
+	tcp_send("RES %lu %lu %.0f %u\n", s->rx, s->bytes, raw_rx_ns(s),
+		 s->flen_max);
+}
+
+/* The receiving end's report, at the sender. */
+static void raw_rx_result(struct raw_rx *s, double *ns)
+{
+	char l[256];
+
+	memset(s, 0, sizeof(*s));
+	tcp_line(l, sizeof(l));
+	if (sscanf(l, "RES %lu %lu %lf %u", &s->rx, &s->bytes, ns,
+		   &s->flen_max) != 4)
+		die("raw: bad result '%s'", l);
+}
+
+/* A stream's bandwidth (MB/s) and message rate (Mpps) from what its
+ * receiver took over ns nanoseconds, the first frame counted out (its
+ * arrival starts the clock); 0 when no time was measured. */
+static void raw_rate(uint64_t rx, uint64_t bytes, double ns, uint32_t nfr,
+		     uint32_t pl, double *avg, double *mpps)
+{
+	*avg = ns > 0 ? (double)(bytes - pl) / ns * 1e3 : 0;
+	*mpps = ns > 0 ? (double)(rx - 1) / nfr / ns * 1e3 : 0;
+}
+
+/*
+ * The receiving end of a raw stream that only receives: it takes frames
+ * until the sender's END and no frame for 50 ms after it, then reports.
+ */
+static void raw_bw_receive(uint8_t *buf, uint32_t nfr, uint32_t frag,
+			   uint32_t pl)
+{
+	struct raw_rx s = { 0 };
+	uint64_t spins = 0, tend = 0;
+	bool end = false;
+	char l[256];
+
+	for (;;) {
+		uint16_t n = raw_rx_poll(&s, buf, nfr, frag, pl);
+
+		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
+			end = true;
+			tend = rte_rdtsc();
+		}
+		if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
+			break;
+	}
+	raw_rx_report(&s);
+}
+
+/*
+ * -b: both ends stream and receive at once.  Neither waits on a full
+ * port (its peer may be waiting on its own, and only receiving frees
+ * either): frames the port did not take are offered again after the
+ * next receive burst.  When its own frames are out it says END and
+ * takes frames until the peer's END and 50 ms with none; then the two
+ * reports cross.  *mine is what the peer took of this end's stream,
+ * *theirs what this end took of the peer's.
+ */
+static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
+			uint8_t *dst, uint32_t nfr, uint32_t frag, uint32_t pl,
+			struct raw_rx *mine, double *mine_ns,
+			struct raw_rx *theirs, uint64_t *sent_out,
+			unsigned int *max_burst)
+{
+	struct rte_mbuf *m[RAW_BURST];
+	uint64_t sent = 0, built = 0, spins = 0, tend = 0;
+	uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(duration * (double)hz);
+	uint16_t have = 0, off = 0;
+	bool end = false;
+	char l[256];
+
+	memset(theirs, 0, sizeof(*theirs));
+	*max_burst = 0;
+	while (have > 0 || (duration > 0 ? rte_rdtsc() - t0 < tmax :
+			    built < frames)) {
+		if (have == 0) {
+			uint16_t n = (uint16_t)o.raw_burst;
+
+			if (duration == 0 && frames - built < n)
+				n = (uint16_t)(frames - built);
+			for (off = 0; have < n; have++) {
+				m[have] = raw_frame(src + (built + have) % nfr * frag,
+						    pl, (uint32_t)(built + have));
+				if (m[have] == NULL)
+					break;
+			}
+			built += have;
+		}
+		if (have > 0) {
+			uint16_t k = rte_eth_tx_burst(port_id, 0, m + off, have);
+
+			off += k;
+			have -= k;
+			sent += k;
+			if (k > *max_burst)
+				*max_burst = k;
+		}
+		raw_rx_poll(theirs, dst, nfr, frag, pl);
+		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l)))
+			end = true, tend = rte_rdtsc();
+	}
+	tcp_send("END %lu\n", sent);
+	for (;;) {
+		uint16_t n = raw_rx_poll(theirs, dst, nfr, frag, pl);
+
+		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l)))
+			end = true, tend = rte_rdtsc();
+		if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
+			break;
+	}
+	raw_rx_report(theirs);
+	raw_rx_result(mine, mine_ns);
+	*sent_out = sent;
+}
+
 static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		   struct bw_res *res)
 {
@@ -1112,78 +1312,36 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 	/* a message's frames come out of (and go into) a buffer as long as
 	 * the message, each at its place, as the stack's do: a stream of
 	 * large messages pays for memory that one frame's worth, always in
-	 * cache, would hide */
+	 * cache, would hide; with -b one to send from, one to receive in */
 	uint8_t *buf = zalloc(nfr, frag, "the raw message");
-	char l[256];
+	uint8_t *rbuf = o.bidir ? zalloc(nfr, frag, "the raw message") : buf;
+	uint64_t frames = iters * nfr, sent = 0, f0, faults;
+	double duration = warm ? 0 : o.duration;
+	struct raw_rx mine, theirs;
+	unsigned int max_burst = 0;
+	double ns = 0, send_ns;
+	uint64_t t0;
 
+	if (warm && frames < WARM_FRAMES)
+		frames = WARM_FRAMES;
 	barrier("RAWBW");
-	if (server) {
-		struct rte_mbuf *m[RAW_BURST];
-		uint64_t rx = 0, bytes = 0, tf = 0, tl = 0, spins = 0;
-		uint32_t flen_max = 0;
-		bool end = false;
-		uint64_t tend = 0;
-
-		for (;;) {
-			uint16_t n = rte_eth_rx_burst(port_id, 0, m, RAW_BURST);
-			uint64_t rx0 = rx;
-
-			for (uint16_t i = 0; i < n; i++) {
-				const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i],
-					const struct rte_ether_hdr *);
-
-				if (eh->ether_type == rte_cpu_to_be_16(RAW_ETHERTYPE)) {
-					uint32_t len = rte_pktmbuf_pkt_len(m[i]) - 14;
-
-					flen_max = RTE_MAX(flen_max, len + 14);
-					if (len > pl)
-						len = pl;
-					memcpy(buf + rx % nfr * frag,
-					       rte_pktmbuf_mtod_offset(m[i],
-					       uint8_t *, 14), len);
-					rx++;
-					bytes += len;
-				}
-			}
-			/* the clock runs from the stream's first frame to its
-			 * last: another frame the port brings does not move it
-			 * (on af_packet, the segments of this program's TCP
-			 * connection when it runs over the same interface, in
-			 * both directions: a delayed ACK 44 ms after the
-			 * stream's end made a 5000-message stream measure a
-			 * fifth of its rate) */
-			if (rx != rx0) {
-				uint64_t now = rte_rdtsc();
-
-				if (rx0 == 0)
-					tf = now;
-				tl = now;
-			}
-			if (n)
-				rte_pktmbuf_free_bulk(m, n);
-			if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
-				end = true;
-				tend = rte_rdtsc();
-			}
-			if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
-				break;
-		}
-		/* the first frame's arrival starts the clock: count it out */
-		tcp_send("RES %lu %lu %.0f %u\n", rx, bytes,
-			 rx > 1 ? (double)(tl - tf) * 1e9 / (double)hz : 0.0,
-			 flen_max);
+	if (server && !o.bidir) {
+		raw_bw_receive(buf, nfr, frag, pl);
+		goto done;
+	}
+	memset(buf, 0xa5, (size_t)nfr * frag);
+	f0 = page_faults();
+	t0 = rte_rdtsc();
+	if (o.bidir) {
+		raw_bw_both(frames, duration, buf, rbuf, nfr, frag, pl,
+			    &mine, &ns, &theirs, &sent, &max_burst);
+		faults = page_faults() - f0;
+		send_ns = 0;    /* (its sending is not timed apart) */
 	} else {
 		struct rte_mbuf *m[RAW_BURST];
-		uint64_t frames = iters * nfr, sent = 0, f0 = page_faults(), faults;
-		uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(o.duration * (double)hz);
-		double duration = warm ? 0 : o.duration;
-		uint64_t rx, bytes;
-		unsigned int max_burst = 0, took, flen_max;
-		double ns, send_ns;
+		uint64_t tmax = (uint64_t)(duration * (double)hz);
+		unsigned int took;
 
-		memset(buf, 0xa5, (size_t)nfr * frag);
-		if (warm && frames < WARM_FRAMES)
-			frames = WARM_FRAMES;
 		while (duration > 0 ? rte_rdtsc() - t0 < tmax : sent < frames) {
 			uint16_t n = (uint16_t)o.raw_burst, k = 0;
 
@@ -1205,27 +1363,39 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		faults = page_faults() - f0;
 		send_ns = (double)(rte_rdtsc() - t0) * 1e9 / (double)hz;
 		tcp_send("END %lu\n", sent);
-		tcp_line(l, sizeof(l));
-		if (sscanf(l, "RES %lu %lu %lf %u", &rx, &bytes, &ns,
-			   &flen_max) != 4)
-			die("raw: bad result '%s'", l);
-		memset(res, 0, sizeof(*res));
-		res->bytes = size;
-		res->iters = rx / nfr;
-		res->max_burst = max_burst;
-		res->frame_max = flen_max;
-		res->faults = faults;
-		res->send_us = send_ns / 1e3;
-		if (ns > 0) {
-			/* receiver side, from the first to the last frame */
-			res->avg = (double)(bytes - pl) / ns * 1e3;
-			res->peak = res->avg;
-			res->mpps = (double)(rx - 1) / nfr / ns * 1e3;
-		}
-		if (!o.json && !warm && rx < sent)
-			printf(" (raw: %lu of %lu frames received)\n", rx, sent);
+		raw_rx_result(&mine, &ns);
 	}
+	if (server)
+		goto done;
+	memset(res, 0, sizeof(*res));
+	res->bytes = size;
+	res->max_burst = max_burst;
+	res->frame_max = mine.flen_max;
+	res->faults = faults;
+	res->send_us = send_ns / 1e3;
+	/* each way measured by its receiver, from its first frame to its
+	 * last; -b: the two ways summed */
+	res->iters = mine.rx / nfr;
+	raw_rate(mine.rx, mine.bytes, ns, nfr, pl, &res->avg, &res->mpps);
+	if (o.bidir) {
+		double mpps;
+
+		res->local_iters = res->iters;
+		res->local_avg = res->avg;
+		res->remote_iters = theirs.rx / nfr;
+		raw_rate(theirs.rx, theirs.bytes, raw_rx_ns(&theirs), nfr, pl,
+			 &res->remote_avg, &mpps);
+		res->iters += res->remote_iters;
+		res->avg += res->remote_avg;
+		res->mpps += mpps;
+	}
+	res->peak = res->avg;
+	if (!o.json && !warm && mine.rx < sent)
+		printf(" (raw: %lu of %lu frames received)\n", mine.rx, sent);
+done:
 	barrier("RAWBWDONE");
+	if (rbuf != buf)
+		free(rbuf);
 	free(buf);
 }
 
@@ -1505,9 +1675,12 @@ static void qps_exchange(void)
 	}
 }
 
+/* The QPs' max_rd_atomic and max_dest_rd_atomic: -o (default 16) where
+ * the test sends READs or atomics, else 1 (the responder's resources are
+ * scanned on every progress call: none more than needed) */
 static uint8_t rd_atomic(void)
 {
-	return o.op == OP_READ || o.op == OP_ATOMIC ? 16 : 1;
+	return o.op == OP_READ || o.op == OP_ATOMIC ? (uint8_t)o.outs : 1;
 }
 
 static void qps_connect(void)
@@ -1589,6 +1762,17 @@ static void qps_connect(void)
 		if (ud_ah == NULL)
 			die("pmr_create_ah: %s", strerror(errno));
 	}
+}
+
+/* -o as the first QP has it: its max_rd_atomic, as pmr_query_qp says */
+static int qp_outs(void)
+{
+	struct pmr_qp_attr a;
+	struct pmr_qp_init_attr ia;
+
+	if (pmr_query_qp(qps[0].qp, &a, PMR_QP_MAX_QP_RD_ATOMIC, &ia) != 0)
+		die("pmr_query_qp failed");
+	return a.max_rd_atomic;
 }
 
 /* Receives cover the whole target half-slot (any size, UD GRH too). */
@@ -1772,27 +1956,34 @@ static void finish_client(void)
 	tcp_send("END\n");
 }
 
-/* Server side: run the engine until the client says END. */
-static void serve_until_end(void)
+/* Run the engine until the peer's next control line, into l. */
+static void serve_until_line(char *l, size_t n)
 {
-	char l[64];
 	uint32_t spins = 0;
 
 	/* service progress: the engine runs on its own lcore, and this
-	 * thread sleeps until the client's END */
+	 * thread sleeps until the line comes */
 	if (o.progress == PMR_PROGRESS_SERVICE) {
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 
-		while (!tcp_try_line(l, sizeof(l)))
+		while (!tcp_try_line(l, n))
 			if (poll(&p, 1, 100) < 0 && errno != EINTR)
 				die("poll: %s", strerror(errno));
 		return;
 	}
 	for (;;) {
 		drive();
-		if (++spins % END_CHECK_SPINS == 0 && tcp_try_line(l, sizeof(l)))
+		if (++spins % END_CHECK_SPINS == 0 && tcp_try_line(l, n))
 			break;
 	}
+}
+
+/* Server side: run the engine until the client says END. */
+static void serve_until_end(void)
+{
+	char l[64];
+
+	serve_until_line(l, sizeof(l));
 }
 
 /* ---- latency tests -------------------------------------------------------- */
@@ -1963,6 +2154,72 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 
 /* ---- bandwidth tests ------------------------------------------------------ */
 
+/* A receive CQ's completions taken (send_bw's receiving side) and their
+ * receives posted again, in runs of one QP (one call each).  @return how
+ * many */
+static int reap_recv(void)
+{
+	struct pmr_wc wc[32];
+	int n;
+
+	if (o.progress == PMR_PROGRESS_MANUAL)
+		drive();
+	n = pmr_poll_cq(rcq, 32, wc);
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	for (int i = 0, run = 0; i < n; i++) {
+		check_wc(&wc[i], "recv");
+		run++;
+		if (i + 1 == n || wc[i + 1].wr_id != wc[i].wr_id) {
+			post_recv(&qps[wc[i].wr_id], (int)wc[i].wr_id, run);
+			run = 0;
+		}
+	}
+	return n;
+}
+
+/*
+ * -b: this side's stream is done, and *res its result.  It tells the
+ * peer, serves the peer's stream (its receives posted again for send_bw,
+ * the engine run) until the peer's result comes, then adds the peer's way
+ * to *res, keeping each way's messages and average apart.
+ */
+static void bw_both_end(struct bw_res *res)
+{
+	uint64_t iters;
+	double avg, peak, mpps;
+	char l[256];
+
+	tcp_send("BWRES %lu %.6f %.6f %.6f\n", res->iters, res->avg,
+		 res->peak, res->mpps);
+	if (o.op == OP_SEND) {
+		uint32_t spins = 0;
+
+		for (;;) {
+			int n = reap_recv();
+
+			if (n == 0 && idle_due(&spins) &&
+			    tcp_try_line(l, sizeof(l)))
+				break;
+			if (n == 0 && o.events)
+				ev_wait(rcq);
+		}
+	} else {
+		serve_until_line(l, sizeof(l));
+	}
+	if (sscanf(l, "BWRES %lu %lf %lf %lf", &iters, &avg, &peak,
+		   &mpps) != 4)
+		die("bad result from the peer '%s'", l);
+	res->local_iters = res->iters;
+	res->local_avg = res->avg;
+	res->remote_iters = iters;
+	res->remote_avg = avg;
+	res->iters += iters;
+	res->avg += avg;
+	res->peak += peak;
+	res->mpps += mpps;
+}
+
 /*
  * Whether the bandwidth warm-up goes on after its -t messages a QP: until
  * the port has carried WARM_FRAMES frames each way since s0 (RC's ACKs
@@ -2006,31 +2263,15 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		qps[i].left = iters / (uint64_t)o.nqp +
 			      ((uint64_t)i < iters % (uint64_t)o.nqp);
 	}
-	if (server) {
+	if (server && !o.bidir) {
 		if (o.op == OP_SEND) {
-			struct pmr_wc wc[32];
 			uint32_t spins = 0;
 			char l[64];
 
 			barrier("BW");
 			for (;;) {
-				int n;
+				int n = reap_recv();
 
-				if (o.progress == PMR_PROGRESS_MANUAL)
-					drive();
-				n = pmr_poll_cq(rcq, 32, wc);
-				if (n < 0)
-					die("pmr_poll_cq: %d", n);
-				/* repost in runs of the same QP: one call each */
-				for (int i = 0, run = 0; i < n; i++) {
-					check_wc(&wc[i], "recv");
-					run++;
-					if (i + 1 == n || wc[i + 1].wr_id != wc[i].wr_id) {
-						post_recv(&qps[wc[i].wr_id],
-							  (int)wc[i].wr_id, run);
-						run = 0;
-					}
-				}
 				if (n == 0 && idle_due(&spins) &&
 				    tcp_try_line(l, sizeof(l)))
 					break;
@@ -2092,6 +2333,8 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			}
 		}
 		uint64_t k = reap_send();
+		/* -b, send_bw: the peer's messages taken in as well */
+		int r = o.bidir && o.op == OP_SEND ? reap_recv() : 0;
 
 		if (k == 0)
 			stall_check(tlast, "bandwidth test: waiting for completions");
@@ -2109,15 +2352,15 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 				}
 		}
 		/* (everything that could be posted is: the send queues are
-		 * full, or the drain) */
-		if (k == 0 && o.events)
-			ev_wait(scq);
+		 * full, or the drain; -b, send_bw: both CQs armed before a
+		 * wait, the receive CQ first) */
+		if (k == 0 && r == 0 && o.events)
+			ev_wait(o.bidir && o.op == OP_SEND && !armed[1] ?
+				rcq : scq);
 	}
 	t1 = rte_rdtsc();
 	faults = page_faults() - f0;
 	tpb = tx_per_burst(&s0);
-	tcp_send("END\n");
-	barrier("BWDONE");
 	memset(res, 0, sizeof(*res));
 	res->bytes = size;
 	res->iters = done;
@@ -2141,6 +2384,11 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		if (res->peak < res->avg)
 			res->peak = res->avg;
 	}
+	if (o.bidir)
+		bw_both_end(res);
+	else
+		tcp_send("END\n");
+	barrier("BWDONE");
 	free(b.s);
 	free(wrs);
 	free(sges);
@@ -2177,6 +2425,12 @@ static void usage(void)
 "  -l, --post_list N     bw tests: post N WRs per pmr_post_send call\n"
 "                        (a linked list; default 1, at most 256)\n"
 "  -c, --connection T    RC (default), UC (send/write) or UD (send)\n"
+"  -b, --bidirectional   bw tests: both sides stream at once (each its\n"
+"                        own messages, -n or -D each); the result is\n"
+"                        the two ways summed, as perftest's\n"
+"  -o, --outs N          read and atomic tests: READs or atomics in\n"
+"                        flight on a QP at most (max_rd_atomic, and the\n"
+"                        responder's max_dest_rd_atomic; 1..16, default 16)\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
 "  -e, --events          wait for completion events, not polling the CQ\n"
@@ -2199,8 +2453,8 @@ static void usage(void)
 "      --raw-compare     raw baseline, then RDMA, then the ratios\n"
 "      --raw-burst N     bw tests with --raw or --raw-compare: frames\n"
 "                        per raw transmit burst (1..32, default 32;\n"
-"                        the client sends the stream, the server only\n"
-"                        checks the value)\n"
+"                        the client's, for the server's stream of -b\n"
+"                        too)\n"
 "      --raw-pad N       bw tests with --raw or --raw-compare: N bytes\n"
 "                        (0..128, default 0) after each raw frame's\n"
 "                        payload, not counted as payload (44: frames as\n"
@@ -2250,6 +2504,7 @@ static int parse_opts(int argc, char **argv)
 		{ "inline_size", 1, NULL, 'I' }, { "cq-mod", 1, NULL, 'Q' },
 		{ "connection", 1, NULL, 'c' }, { "port", 1, NULL, 'p' },
 		{ "post_list", 1, NULL, 'l' }, { "events", 0, NULL, 'e' },
+		{ "bidirectional", 0, NULL, 'b' }, { "outs", 1, NULL, 'o' },
 		{ "help", 0, NULL, 'h' },
 		{ "report_gbits", 0, NULL, O_GBITS },
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
@@ -2269,7 +2524,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Feh", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:eh", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2303,6 +2558,8 @@ static int parse_opts(int argc, char **argv)
 		case 'p': o.tcp_port = (int)opt_int("-p", optarg, 1, 65535); break;
 		case 'F': break;
 		case 'e': o.events = true; break;
+		case 'b': o.bidir = true; break;
+		case 'o': o.outs = (int)opt_int("-o", optarg, 1, OUTS_MAX); break;
 		case 'c':
 			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;
 			else if (strcmp(optarg, "UC") == 0) o.qpt = PMR_QPT_UC;
@@ -2359,6 +2616,12 @@ static void defaults(void)
 		o.cq_mod = o.tx_depth;
 	if (o.lat && o.post_list != 1)
 		die("-l is for the bandwidth tests (one message a round trip)");
+	if (o.lat && o.bidir)
+		die("-b is for the bandwidth tests");
+	if (o.outs && o.op != OP_READ && o.op != OP_ATOMIC)
+		die("-o is for the read and atomic tests");
+	if (o.outs == 0 && (o.op == OP_READ || o.op == OP_ATOMIC))
+		o.outs = OUTS_MAX;
 	raw_opt_check("--raw-burst", o.raw_burst_set);
 	raw_opt_check("--raw-pad", o.raw_pad != 0);
 	if (o.inl < 0)
@@ -2419,6 +2682,17 @@ static const char *params_bad(void)
 		return "CQ moderation";
 	if (o.raw < 0 || o.raw > 2)
 		return "raw mode";
+	if (o.bidir && o.lat)
+		return "bidirectional";
+	if (o.op == OP_READ || o.op == OP_ATOMIC ?
+	    o.outs < 1 || o.outs > OUTS_MAX : o.outs != 0)
+		return "outstanding reads";
+	if (o.post_list < 1 || o.post_list > POST_LIST_MAX ||
+	    (o.lat && o.post_list != 1))
+		return "post list";
+	if (o.raw_burst < 1 || o.raw_burst > RAW_BURST ||
+	    o.raw_pad < 0 || o.raw_pad > RAW_PAD_MAX)
+		return "raw stream";
 	if (o.qpt != PMR_QPT_RC && o.qpt != PMR_QPT_UC && o.qpt != PMR_QPT_UD)
 		return "connection type";
 	return NULL;
@@ -2428,27 +2702,32 @@ static const char *params_bad(void)
 static void sync_params(void)
 {
 	char l[512], t[16];
-	int all, raw, qpt, one_qp;
+	int all, raw, qpt, one_qp, bidir;
 	const char *what;
 
 	if (!server) {
-		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d\n",
+		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d "
+			 "%d %d %d %d %d\n",
 			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
 			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
-			 o.raw, o.qpt, o.one_qp);
+			 o.raw, o.qpt, o.one_qp, o.bidir, o.outs, o.post_list,
+			 o.raw_burst, o.raw_pad);
 		return;
 	}
 	tcp_line(l, sizeof(l));
-	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d", t,
+	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d "
+		   "%d %d %d %d %d", t,
 		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
 		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt,
-		   &one_qp) != 14 ||
+		   &one_qp, &bidir, &o.outs, &o.post_list, &o.raw_burst,
+		   &o.raw_pad) != 19 ||
 	    !set_test(t))
 		die("bad parameters from the client: '%s'", l);
 	o.all = all;
 	o.raw = raw;
 	o.qpt = qpt;
 	o.one_qp = one_qp;
+	o.bidir = bidir;
 	what = params_bad();
 	if (what != NULL)
 		die("bad parameters from the client (%s): '%s'", what, l);

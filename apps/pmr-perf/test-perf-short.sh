@@ -9,7 +9,8 @@
 # should be, or an option does not do what it says (sizes of -a, pictures
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, completion
-# events of -e, -n over several QPs), or a latency loop or a bandwidth
+# events of -e, -n over several QPs, both ways of -b and their sum, the
+# QPs' max_rd_atomic of -o), or a latency loop or a bandwidth
 # stream takes page faults, or a long message over memif leaves in one
 # transmit call (the device's tx_flush not on by default there), or
 # (root) the raw stream over af_packet is clocked on other frames than
@@ -255,27 +256,43 @@ reject "--one-qp-compare is for the latency tests" send_lat -q 4 --raw --one-qp-
 reject "--samples is for the latency tests" send_bw --samples "$DIR/s.csv"
 reject "-e: write_lat sees the peer's data in memory" write_lat -e
 reject "-e is for RDMA (not --raw)" send_lat --raw -e
+reject "-b is for the bandwidth tests" send_lat -b
+reject "-b is for the bandwidth tests" read_lat --bidirectional
+reject "-o is for the read and atomic tests" write_bw -o 4
+reject "-o is for the read and atomic tests" send_lat -o 1
+reject "bad -o 0" read_bw -o 0
+reject "bad -o 17" atomic_bw -o 17
+reject "bad -o 4x" read_lat --outs 4x
 reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 
 # a server takes the run's parameters from its client, and checks them
 # as the client's own options are checked: a client that sends others
 # gets no QP made of them.  The parameters: test, size, -a, iterations,
 # seconds, QPs, send and receive depth, MTU, inline size, CQ moderation,
-# raw mode, connection type (2: RC), --one-qp-compare.
-bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0"
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0"
-bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0"
-bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0"
-bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0"
-bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0"
+# raw mode, connection type (2: RC), --one-qp-compare, -b, -o (0 where
+# the test sends no READ or atomic), -l, --raw-burst, --raw-pad.
+bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0"
+bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0"
+bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0"
+bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0"
+bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0"
 # (4: UD, whose message is one packet)
-bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0"
-bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0"
-bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0"
-bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0"
-bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0"
+bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0"
+bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0"
+bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0"
+bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0"
+bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0"
+bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0"
+bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0"
+bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0"
+bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129"
 
 run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
@@ -397,6 +414,43 @@ run send_bw -s 64 -q 4 -l 8 -n 2003
 expect '"mode":"rdma".*"iterations":2003,' "send_bw -q 4 -l 8 -n 2003: not 2003 messages"
 run write_bw -s 64 -q 3 -n 100
 expect '"mode":"rdma".*"iterations":100,' "write_bw -q 3 -n 100: not 100 messages"
+# -b: both sides stream at once, each its -n messages (over its QPs, in
+# its lists of -l, the client's), and the result is the two ways summed:
+# the messages, the bandwidth and the rate; the raw stream's too, each way
+# measured by its receiver.  Each way's count is the sender's completions,
+# which on RC its peer's ACKs bring
+bidir_ok() {
+	python3 - "$DIR/out" "$1" "$2" <<'PY' || { echo "FAIL: $3: not both ways of $1 messages, or not summed"; fail=1; }
+import json, sys
+out, modes, n = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
+for m in modes:
+    r = [json.loads(l) for l in open(out) if f'"mode":"{m}"' in l][0]
+    assert r["bidirectional"] is True, (m, r)
+    c, s = r["iterations_client"], r["iterations_server"]
+    assert r["iterations"] == c + s, (m, r)
+    # (the raw frames may not all arrive; RC's messages all do)
+    assert (c == n and s == n) if m == "rdma" else (0 < c <= n and 0 < s <= n), (m, r)
+    a, b = r["bw_avg_client"], r["bw_avg_server"]
+    if r["bytes"] > 0:
+        assert a > 0 and b > 0 and abs(r["bw_avg"] - a - b) <= 0.02, (m, r)
+PY
+}
+run write_bw -b -s 65536 -n 500 --raw-compare
+bidir_ok rdma,raw 500 "write_bw -b"
+run send_bw -b -s 64 -q 2 -l 4 -n 5003
+bidir_ok rdma 5003 "send_bw -b -q 2 -l 4 -n 5003"
+expect '"mode":"rdma".*"post_list":4[,}]' "send_bw -b -l 4: no \"post_list\":4"
+run send_bw -b -e -s 64 -n 3000
+bidir_ok rdma 3000 "send_bw -b -e"
+expect '"mode":"rdma".*"events":true,"cq_events":[1-9]' "send_bw -b -e: no completion event taken"
+run read_bw -b -s 4096 -o 2 -n 2000
+bidir_ok rdma 2000 "read_bw -b -o 2"
+expect '"mode":"rdma".*"outs":2,' "read_bw -o 2: the QPs' max_rd_atomic not 2"
+run atomic_bw -b -n 2000 --raw-compare
+bidir_ok rdma,raw 2000 "atomic_bw -b"
+expect '"mode":"rdma".*"outs":16,' "atomic_bw: the QPs' max_rd_atomic not 16 by default"
+run send_bw -s 64 -n 2000
+expect '"mode":"rdma".*"bidirectional":false' "send_bw: bidirectional without -b"
 # messages of 0 bytes: a message rate, no bandwidth to compare (the raw
 # stream sends one empty frame a message)
 run send_bw -s 0 -n 2000 --raw-compare
