@@ -10,7 +10,11 @@
  * 64 KiB WRITE (MTU 4096) and of a 16 KiB SEND (MTU 1024), every frame
  * taken by the port when the post returns; the bursts of a 64 KiB READ's
  * answers; each message's data in place, each completing once, nothing
- * sent again.
+ * sent again.  And that the post starts the ACK timer of what it sent,
+ * also when every frame already left in its pass (tx_flush=1): a SEND to
+ * a QP number nobody has, which no ACK answers, times out at the first
+ * timer check of the engine runs that follow a wait longer than the
+ * timeout, not a timeout later.
  *
  *   tx_flush N      N: the device's tx_flush in bytes as the test was
  *                   given it (0: off, the default on a net_ring port:
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmr_roce.h>
 #include <pmr_verbs.h>
@@ -144,6 +149,46 @@ static void read_64k(struct vt_pair *p, uint8_t *src, uint8_t *dst,
 	CHECK_EQ(vt_count(p->scq[0], 50), 0);
 }
 
+/*
+ * The post arms the local ACK timer: a one-frame SEND from a QP connected
+ * to a QP number that is nobody's (the frame is dropped, no ACK comes),
+ * timeout 14 (4.096 us x 2^14, some 67 ms).  After 150 ms with no engine
+ * run, 64 quick ones (a timer check every 16) find it expired, when it
+ * started at the post; one started by the first of them would be due
+ * 67 ms after it.
+ */
+static void timer_at_post(struct vt_pair *p, uint8_t *src, struct pmr_mr *mr)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_qp *qp = vt_qp(v.pd, PMR_QPT_RC, p->scq[0], p->rcq[0], 4,
+				  0);
+	struct pmr_sge sg = { (uintptr_t)src, 64, mr->lkey };
+	struct pmr_send_wr w = vt_swr(7, PMR_WR_SEND, &sg, 1,
+				      PMR_SEND_SIGNALED);
+	struct pmr_roce_qp_stats qs;
+	struct pmr_wc wc;
+	uint64_t s0;
+
+	o.timeout = 14;
+	o.retry_cnt = 0;
+	vt_connect(&v, qp, 0xabcde, &o);
+	CHECK(pmr_progress(v.ctx, 32) >= 0);
+	s0 = port_sent();
+	CHECK_EQ(vt_post_send1(qp, &w), 0);
+	CHECK_EQ(port_sent() - s0, 1u);
+	usleep(150000);
+	for (int i = 0; i < 64; i++)
+		CHECK(pmr_progress(v.ctx, 32) >= 0);
+	CHECK_EQ(pmr_roce_qp_stats(qp, &qs), 0);
+	EXPECT_EQ_MSG(qs.timeouts, 1u, "the ACK timer of a SEND whose frame "
+		      "left in the post (tx_flush=%u): not expired 150 ms after "
+		      "it, at the engine's next timer check", flush);
+	/* retry_cnt 0: the timeout ends the WR, and the QP in error */
+	CHECK_EQ(vt_poll(p->scq[0], 1, &wc, 2000), 1);
+	CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+	CHECK_EQ(pmr_destroy_qp(qp), 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct vt_opts o = vt_opts_default();
@@ -171,6 +216,7 @@ int main(int argc, char **argv)
 		    mr);
 	one_message(&p, PMR_WR_RDMA_WRITE, 4000, 4096, buf, buf + 65536, mr);
 	read_64k(&p, buf, buf + 65536, mr);
+	timer_at_post(&p, buf, mr);
 	vt_pair_destroy(&p);
 
 	o.path_mtu = PMR_MTU_1024;
