@@ -2182,6 +2182,29 @@ static int reap_recv(void)
 }
 
 /*
+ * Serve the peer's stream until its next control line, into l: send_bw's
+ * receive completions taken and their receives posted again (with -e,
+ * waiting for events between), else the engine run (serve_until_line()).
+ */
+static void serve_stream_until_line(char *l, size_t n)
+{
+	uint32_t spins = 0;
+
+	if (o.op != OP_SEND) {
+		serve_until_line(l, n);
+		return;
+	}
+	for (;;) {
+		int k = reap_recv();
+
+		if (k == 0 && idle_due(&spins) && tcp_try_line(l, n))
+			return;
+		if (k == 0 && o.events)
+			ev_wait(rcq);
+	}
+}
+
+/*
  * -b: this side's stream is done, and *res its result.  It tells the
  * peer, serves the peer's stream (its receives posted again for send_bw,
  * the engine run) until the peer's result comes, then adds the peer's way
@@ -2195,21 +2218,7 @@ static void bw_both_end(struct bw_res *res)
 
 	tcp_send("BWRES %lu %.6f %.6f %.6f\n", res->iters, res->avg,
 		 res->peak, res->mpps);
-	if (o.op == OP_SEND) {
-		uint32_t spins = 0;
-
-		for (;;) {
-			int n = reap_recv();
-
-			if (n == 0 && idle_due(&spins) &&
-			    tcp_try_line(l, sizeof(l)))
-				break;
-			if (n == 0 && o.events)
-				ev_wait(rcq);
-		}
-	} else {
-		serve_until_line(l, sizeof(l));
-	}
+	serve_stream_until_line(l, sizeof(l));
 	if (sscanf(l, "BWRES %lu %lf %lf %lf", &iters, &avg, &peak,
 		   &mpps) != 4)
 		die("bad result from the peer '%s'", l);
@@ -2267,24 +2276,10 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			      ((uint64_t)i < iters % (uint64_t)o.nqp);
 	}
 	if (server && !o.bidir) {
-		if (o.op == OP_SEND) {
-			uint32_t spins = 0;
-			char l[64];
+		char l[64];
 
-			barrier("BW");
-			for (;;) {
-				int n = reap_recv();
-
-				if (n == 0 && idle_due(&spins) &&
-				    tcp_try_line(l, sizeof(l)))
-					break;
-				if (n == 0 && o.events)
-					ev_wait(rcq);
-			}
-		} else {
-			barrier("BW");
-			serve_until_end();
-		}
+		barrier("BW");
+		serve_stream_until_line(l, sizeof(l));     /* END */
 		barrier("BWDONE");
 		free(wrs);
 		free(sges);
