@@ -1121,10 +1121,6 @@ static void raw_lat(uint64_t size, uint64_t iters, struct lat_res *res,
 	free(rbuf);
 }
 
-/* The raw stream of iters messages (for o.duration seconds instead when
- * there is one, except for a warm-up, always iters).  A warm-up sends
- * WARM_FRAMES frames at least: the measured stream then finds every
- * buffer of the port's ring mapped (lat_iters_init()). */
 /* The receiving end of a raw stream: its frames, their bytes (each at
  * most pl, the payload a frame carries), the clock at the first and the
  * last, and the longest frame. */
@@ -1246,13 +1242,14 @@ static void raw_bw_receive(uint8_t *buf, uint32_t nfr, uint32_t frag,
  * next receive burst.  When its own frames are out it says END and
  * takes frames until the peer's END and 50 ms with none; then the two
  * reports cross.  *mine is what the peer took of this end's stream,
- * *theirs what this end took of the peer's.
+ * *theirs what this end took of the peer's; *send_tsc the TSC cycles
+ * until this end's last frame was taken.
  */
 static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
 			uint8_t *dst, uint32_t nfr, uint32_t frag, uint32_t pl,
 			struct raw_rx *mine, double *mine_ns,
 			struct raw_rx *theirs, uint64_t *sent_out,
-			unsigned int *max_burst)
+			unsigned int *max_burst, uint64_t *send_tsc)
 {
 	struct rte_mbuf *m[RAW_BURST];
 	uint64_t sent = 0, built = 0, spins = 0, tend = 0;
@@ -1291,6 +1288,7 @@ static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
 		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l)))
 			end = true, tend = rte_rdtsc();
 	}
+	*send_tsc = rte_rdtsc() - t0;
 	tcp_send("END %lu\n", sent);
 	for (;;) {
 		uint16_t n = raw_rx_poll(theirs, dst, nfr, frag, pl);
@@ -1305,6 +1303,12 @@ static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
 	*sent_out = sent;
 }
 
+/* The raw stream of iters messages (for o.duration seconds instead when
+ * there is one, except for a warm-up, always iters).  A warm-up sends
+ * WARM_FRAMES frames at least: the measured stream then finds every
+ * buffer of the port's ring mapped (lat_iters_init()).  With -b both
+ * ends send one (raw_bw_both()); the result, at the client, has both
+ * ways summed. */
 static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		   struct bw_res *res)
 {
@@ -1336,10 +1340,12 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 	f0 = page_faults();
 	t0 = rte_rdtsc();
 	if (o.bidir) {
+		uint64_t send_tsc;
+
 		raw_bw_both(frames, duration, buf, rbuf, nfr, frag, pl,
-			    &mine, &ns, &theirs, &sent, &max_burst);
+			    &mine, &ns, &theirs, &sent, &max_burst, &send_tsc);
 		faults = page_faults() - f0;
-		send_ns = 0;    /* (its sending is not timed apart) */
+		send_ns = (double)send_tsc * 1e9 / (double)hz;
 	} else {
 		struct rte_mbuf *m[RAW_BURST];
 		uint64_t tmax = (uint64_t)(duration * (double)hz);
