@@ -405,6 +405,9 @@ struct bw_res {
 				     * a transmit call in it */
 	uint64_t events;            /* -e: completion events the client took
 				     * in it */
+	double us;                  /* RDMA: the client's time from its first
+				     * post to its last completion */
+	double warm_us;             /* RDMA: its warm-up's (the same) */
 	/* -b: each way's messages and average bandwidth (the fields above
 	 * hold the two summed) */
 	uint64_t local_iters, remote_iters;
@@ -584,9 +587,10 @@ static void bw_print(const struct bw_res *r, bool raw)
 		if (!raw)
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"post_list\":%d,"
-			       "\"tx_frames_per_burst\":%.2f", progress_name(),
-			       o.events ? "true" : "false", r->events,
-			       o.post_list, r->tx_per_burst);
+			       "\"tx_frames_per_burst\":%.2f,\"warmup_us\":%.1f",
+			       progress_name(), o.events ? "true" : "false",
+			       r->events, o.post_list, r->tx_per_burst,
+			       r->warm_us);
 		else if (!server)	/* the sender's: the client's */
 			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
 			       "\"raw_pad\":%d,\"raw_frame_max\":%u,"
@@ -2371,6 +2375,7 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	res->faults = faults;
 	res->tx_per_burst = tpb;
 	res->events = ev_taken - ev0;
+	res->us = (double)(t1 - t0) * 1e6 / (double)hz;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
 		uint64_t win = done / 20;
@@ -2901,6 +2906,7 @@ int main(int argc, char **argv)
 			/* warm-up: ARP, the first WQEs, caches */
 			rdma_bw(s, (uint64_t)o.tx_depth * (uint64_t)o.nqp, true, &w);
 			rdma_bw(s, it, false, &r);
+			r.warm_us = w.us;
 			if (!server) {
 				bw_print(&r, false);
 				if (o.raw == 2)
