@@ -78,4 +78,19 @@ static inline double bw_peak(const struct bw_samples *b, uint64_t win,
 	return peak;
 }
 
+/*
+ * The peak's span for a run of `done` messages on nqp QPs of send queues
+ * tx_depth deep: a twentieth of the messages, and every QP's send queue's
+ * worth at least.  A shorter span holds a few signaled completions and
+ * measures how they bunch (-q 8, the defaults: 12.3 M msg/s over 325
+ * messages where 1024 gave 10.7).
+ */
+static inline uint64_t bw_window(uint64_t done, uint64_t tx_depth,
+				 uint64_t nqp)
+{
+	uint64_t win = done / 20;
+
+	return win < tx_depth * nqp ? tx_depth * nqp : win;
+}
+
 #endif

@@ -2378,18 +2378,14 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 	res->us = (double)(t1 - t0) * 1e6 / (double)hz;
 	if (t1 > t0) {
 		double sec = (double)(t1 - t0) / (double)hz;
-		uint64_t win = done / 20;
 
 		res->avg = (double)done * (double)size / sec / 1e6;
 		res->mpps = (double)done / sec / 1e6;
-		/* the peak over spans of a twentieth of the messages, and of
-		 * every QP's send queue's worth at least: a shorter span holds
-		 * a few signaled completions and measures how they bunch (-q
-		 * 8, the defaults: 12.3 M msg/s over 325 messages where 1024
-		 * gave 10.7); the average when no span fits */
-		if (win < (uint64_t)o.tx_depth * (uint64_t)o.nqp)
-			win = (uint64_t)o.tx_depth * (uint64_t)o.nqp;
-		res->peak = bw_peak(&b, win, tstop, (double)hz, (double)size);
+		/* the peak over spans of bw_window() completions; the
+		 * average when no span fits */
+		res->peak = bw_peak(&b, bw_window(done, (uint64_t)o.tx_depth,
+						  (uint64_t)o.nqp),
+				    tstop, (double)hz, (double)size);
 		if (res->peak < res->avg)
 			res->peak = res->avg;
 	}

@@ -3,7 +3,8 @@
  * pmr-perf's record of a bandwidth test's completions (bw_samples.h) on
  * made-up runs: the record's halving when full, and the peak's spans,
  * which end by the end of the steady posting and are at least the window
- * long.  The checks are lib/wire's (test/wire/test_common.h).
+ * long, and the window itself.  The checks are lib/wire's
+ * (test/wire/test_common.h).
  */
 #include "test_common.h"
 
@@ -88,10 +89,22 @@ static void test_window(void)
 	free(b.s);
 }
 
+/* The span: a twentieth of the messages, or every QP's send queue's
+ * worth when that is more. */
+static void test_window_rule(void)
+{
+	CHECK_EQ(bw_window(100000, 128, 1), 5000);
+	CHECK_EQ(bw_window(100000, 128, 64), 8192);
+	CHECK_EQ(bw_window(5000, 128, 1), 250);
+	CHECK_EQ(bw_window(2000, 128, 1), 128);
+	CHECK_EQ(bw_window(0, 16, 4), 64);
+}
+
 int main(void)
 {
 	test_halving();
 	test_drain();
 	test_window();
+	test_window_rule();
 	return test_report("bw_samples");
 }
