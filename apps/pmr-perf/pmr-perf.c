@@ -24,6 +24,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,6 +85,8 @@ struct opts {
 	int raw;                 /* 0 no, 1 raw only, 2 raw then RDMA */
 	bool one_qp;             /* latency with -q N: QP 0 alone too */
 	bool bidir;              /* -b: bandwidth both ways at once */
+	bool forever;            /* --run_infinitely: -D rounds until
+				  * SIGINT or SIGTERM (the client's) */
 	int outs;                /* -o: READs and atomics in flight (the
 				  * QPs' max_rd_atomic; 0: the default) */
 	int post_list;           /* WRs per pmr_post_send call (bw tests) */
@@ -2464,6 +2467,9 @@ static void usage(void)
 "                        (0..128, default 0) after each raw frame's\n"
 "                        payload, not counted as payload (44: frames as\n"
 "                        long as pmrdma's over IPv4: IPv4, UDP, BTH, ICRC)\n"
+"      --run_infinitely  bw tests: a result every -D seconds (default\n"
+"                        5) until SIGINT or SIGTERM to the client, which\n"
+"                        then ends the round under way and both stop\n"
 "      --one-qp-compare  latency tests with -q N above 1: after the N QPs,\n"
 "                        the same test on one of them alone, in the same\n"
 "                        process pair, then the ratio\n"
@@ -2500,7 +2506,7 @@ static bool size_set, rx_set;
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
-	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES };
+	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -2515,6 +2521,7 @@ static int parse_opts(int argc, char **argv)
 		{ "progress", 1, NULL, O_PROGRESS }, { "json", 0, NULL, O_JSON },
 		{ "histogram", 1, NULL, O_HIST },
 		{ "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
+		{ "run_infinitely", 0, NULL, O_FOREVER },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
@@ -2579,6 +2586,7 @@ static int parse_opts(int argc, char **argv)
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
 		case O_ONEQP: o.one_qp = true; break;
+		case O_FOREVER: o.forever = true; break;
 		case O_RAWBURST:
 			o.raw_burst = (int)opt_int("--raw-burst", optarg, 1,
 						   RAW_BURST);
@@ -2623,6 +2631,11 @@ static void defaults(void)
 		die("-l is for the bandwidth tests (one message a round trip)");
 	if (o.lat && o.bidir)
 		die("-b is for the bandwidth tests");
+	if (o.forever && (o.lat || o.all || o.raw == 1))
+		die("--run_infinitely is for the bandwidth tests of one size, "
+		    "and RDMA (not --raw)");
+	if (o.forever && o.duration == 0)
+		o.duration = 5;
 	if (o.outs && o.op != OP_READ && o.op != OP_ATOMIC)
 		die("-o is for the read and atomic tests");
 	if (o.outs == 0 && (o.op == OP_READ || o.op == OP_ATOMIC))
@@ -2689,6 +2702,8 @@ static const char *params_bad(void)
 		return "raw mode";
 	if (o.bidir && o.lat)
 		return "bidirectional";
+	if (o.forever && (o.lat || o.all || o.raw == 1 || o.duration == 0))
+		return "run infinitely";
 	if (o.op == OP_READ || o.op == OP_ATOMIC ?
 	    o.outs < 1 || o.outs > OUTS_MAX : o.outs != 0)
 		return "outstanding reads";
@@ -2707,25 +2722,25 @@ static const char *params_bad(void)
 static void sync_params(void)
 {
 	char l[512], t[16];
-	int all, raw, qpt, one_qp, bidir;
+	int all, raw, qpt, one_qp, bidir, forever;
 	const char *what;
 
 	if (!server) {
 		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d "
-			 "%d %d %d %d %d\n",
+			 "%d %d %d %d %d %d\n",
 			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
 			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
 			 o.raw, o.qpt, o.one_qp, o.bidir, o.outs, o.post_list,
-			 o.raw_burst, o.raw_pad);
+			 o.raw_burst, o.raw_pad, o.forever);
 		return;
 	}
 	tcp_line(l, sizeof(l));
 	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d "
-		   "%d %d %d %d %d", t,
+		   "%d %d %d %d %d %d", t,
 		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
 		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt,
 		   &one_qp, &bidir, &o.outs, &o.post_list, &o.raw_burst,
-		   &o.raw_pad) != 19 ||
+		   &o.raw_pad, &forever) != 20 ||
 	    !set_test(t))
 		die("bad parameters from the client: '%s'", l);
 	o.all = all;
@@ -2733,9 +2748,50 @@ static void sync_params(void)
 	o.qpt = qpt;
 	o.one_qp = one_qp;
 	o.bidir = bidir;
+	o.forever = forever;
 	what = params_bad();
 	if (what != NULL)
 		die("bad parameters from the client (%s): '%s'", what, l);
+}
+
+/* --run_infinitely: SIGINT or SIGTERM asks the client to stop after the
+ * round under way. */
+static volatile sig_atomic_t stop_asked;
+
+static void ask_stop(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
+
+static void forever_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ask_stop;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) != 0 ||
+	    sigaction(SIGTERM, &sa, NULL) != 0)
+		die("sigaction: %s", strerror(errno));
+}
+
+/* --run_infinitely, after a round: the client says whether another
+ * follows (not once a signal asked it to stop), the server hears it. */
+static bool another_round(void)
+{
+	char l[64];
+
+	if (!server) {
+		bool more = !stop_asked;
+
+		tcp_send("%s\n", more ? "MORE" : "STOP");
+		return more;
+	}
+	tcp_line(l, sizeof(l));
+	if (strcmp(l, "MORE") != 0 && strcmp(l, "STOP") != 0)
+		die("control: expected MORE or STOP, got '%s'", l);
+	return strcmp(l, "MORE") == 0;
 }
 
 static int eal_init(int argc, char **argv)
@@ -2793,6 +2849,8 @@ int main(int argc, char **argv)
 		}
 	parse_opts(app_argc, argv);
 	server = o.host == NULL;
+	if (!server && o.forever)
+		forever_signals();
 	if (!server)
 		defaults();       /* bad options fail before EAL and TCP */
 	if (!server && o.samples != NULL)
@@ -2901,13 +2959,15 @@ int main(int argc, char **argv)
 				bw_header(false);
 			/* warm-up: ARP, the first WQEs, caches */
 			rdma_bw(s, (uint64_t)o.tx_depth * (uint64_t)o.nqp, true, &w);
-			rdma_bw(s, it, false, &r);
-			r.warm_us = w.us;
-			if (!server) {
-				bw_print(&r, false);
-				if (o.raw == 2)
-					bw_ratio_print(&r, &raw_br[k], s);
-			}
+			do {
+				rdma_bw(s, it, false, &r);
+				r.warm_us = w.us;
+				if (!server) {
+					bw_print(&r, false);
+					if (o.raw == 2)
+						bw_ratio_print(&r, &raw_br[k], s);
+				}
+			} while (o.forever && another_round());
 		}
 	}
 	barrier("BYE");

@@ -10,7 +10,8 @@
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
-# QPs' max_rd_atomic of -o), or a latency loop or a bandwidth
+# QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT),
+# or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
 # transmit call (the device's tx_flush not on by default there), or
@@ -264,6 +265,9 @@ reject "-o is for the read and atomic tests" send_lat -o 1
 reject "bad -o 0" read_bw -o 0
 reject "bad -o 17" atomic_bw -o 17
 reject "bad -o 4x" read_lat --outs 4x
+reject "--run_infinitely is for the bandwidth tests of one size" send_lat --run_infinitely
+reject "--run_infinitely is for the bandwidth tests of one size" write_bw -a --run_infinitely
+reject "--run_infinitely is for the bandwidth tests of one size" write_bw --raw --run_infinitely
 reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 
 # a server takes the run's parameters from its client, and checks them
@@ -271,29 +275,32 @@ reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 # gets no QP made of them.  The parameters: test, size, -a, iterations,
 # seconds, QPs, send and receive depth, MTU, inline size, CQ moderation,
 # raw mode, connection type (2: RC), --one-qp-compare, -b, -o (0 where
-# the test sends no READ or atomic), -l, --raw-burst, --raw-pad.
-bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0"
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0"
-bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0"
-bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0"
-bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0"
-bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0"
+# the test sends no READ or atomic), -l, --raw-burst, --raw-pad,
+# --run_infinitely.
+bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0"
+bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0 0"
 # (4: UD, whose message is one packet)
-bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0"
-bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0"
-bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0"
-bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0"
-bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0"
-bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0"
-bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0"
-bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0"
-bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129"
+bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0 0"
+bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0 0"
+bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0 0"
+bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0 0"
+bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0 0"
+bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0"
+bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0 0"
+bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0 0"
+bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0"
+bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1"
+bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1"
 
 run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
@@ -476,6 +483,30 @@ SERVICE=1 run write_bw -b -s 4096 -n 300 --progress service
 bidir_ok rdma 300 "write_bw -b --progress service"
 run send_bw -s 64 -n 2000
 expect '"mode":"rdma".*"bidirectional":false' "send_bw: bidirectional without -b"
+# --run_infinitely: a result every -D seconds until the client is told
+# to stop (SIGINT; timeout passes it on), then the round under way ends
+# and both stop well; each round a whole one (its -D of messages), with
+# the ratio to the raw port's stream, measured once before
+p=$port
+pair send_bw -s 64 -D 0.3 --run_infinitely --raw-compare &
+ppid=$!
+sleep 4
+pkill -INT -f -- "--run_infinitely --raw-compare -p $p --json 127.0.0.1"
+if wait $ppid; then
+	rounds=$(grep -c '"mode":"rdma".*"msg_rate_mpps":[0-9]*\.[0-9]*[1-9]' "$DIR/out")
+	ratios=$(grep -c '"mode":"ratio"' "$DIR/out")
+	if [ "$rounds" -ge 2 ] && [ "$ratios" = "$rounds" ]; then
+		echo "ok: pmr-perf send_bw --run_infinitely: $rounds rounds, then stopped"
+	else
+		echo "FAIL: send_bw --run_infinitely: $rounds rounds, $ratios ratios"
+		fail=1
+	fi
+else
+	echo "FAIL: send_bw --run_infinitely did not stop well on SIGINT"
+	tail -n 5 "$DIR/out" "$DIR/client.err" "$DIR/server.log"
+	fail=1
+fi
+port=$((port + 1))
 # messages of 0 bytes: a message rate, no bandwidth to compare (the raw
 # stream sends one empty frame a message)
 run send_bw -s 0 -n 2000 --raw-compare
