@@ -1217,29 +1217,39 @@ static void raw_rate(uint64_t rx, uint64_t bytes, double ns, uint32_t nfr,
 	*mpps = ns > 0 ? (double)(rx - 1) / nfr / ns * 1e3 : 0;
 }
 
-/*
- * The receiving end of a raw stream that only receives: it takes frames
- * until the sender's END and no frame for 50 ms after it, then reports.
- */
-static void raw_bw_receive(uint8_t *buf, uint32_t nfr, uint32_t frag,
-			   uint32_t pl)
+/* Whether the raw sender's END came (looked for every 256 calls), and
+ * when it was seen. */
+struct raw_end {
+	bool seen;
+	uint64_t tsc, spins;
+};
+
+static void raw_end_look(struct raw_end *e)
 {
-	struct raw_rx s = { 0 };
-	uint64_t spins = 0, tend = 0;
-	bool end = false;
 	char l[256];
 
-	for (;;) {
-		uint16_t n = raw_rx_poll(&s, buf, nfr, frag, pl);
+	if (!e->seen && ++e->spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
+		e->seen = true;
+		e->tsc = rte_rdtsc();
+	}
+}
 
-		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
-			end = true;
-			tend = rte_rdtsc();
-		}
-		if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
+/*
+ * The receiving end of a raw stream takes frames until the sender's END
+ * and no frame for 50 ms after it, then reports what it took.
+ */
+static void raw_rx_until_end(struct raw_rx *s, struct raw_end *e,
+			     uint8_t *buf, uint32_t nfr, uint32_t frag,
+			     uint32_t pl)
+{
+	for (;;) {
+		uint16_t n = raw_rx_poll(s, buf, nfr, frag, pl);
+
+		raw_end_look(e);
+		if (e->seen && n == 0 && rte_rdtsc() - e->tsc > hz / 20)
 			break;
 	}
-	raw_rx_report(&s);
+	raw_rx_report(s);
 }
 
 /*
@@ -1259,11 +1269,10 @@ static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
 			unsigned int *max_burst, uint64_t *send_tsc)
 {
 	struct rte_mbuf *m[RAW_BURST];
-	uint64_t sent = 0, built = 0, spins = 0, tend = 0;
+	uint64_t sent = 0, built = 0;
 	uint64_t t0 = rte_rdtsc(), tmax = (uint64_t)(duration * (double)hz);
 	uint16_t have = 0, off = 0;
-	bool end = false;
-	char l[256];
+	struct raw_end e = { 0 };
 
 	memset(theirs, 0, sizeof(*theirs));
 	*max_burst = 0;
@@ -1292,20 +1301,11 @@ static void raw_bw_both(uint64_t frames, double duration, uint8_t *src,
 				*max_burst = k;
 		}
 		raw_rx_poll(theirs, dst, nfr, frag, pl);
-		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l)))
-			end = true, tend = rte_rdtsc();
+		raw_end_look(&e);
 	}
 	*send_tsc = rte_rdtsc() - t0;
 	tcp_send("END %lu\n", sent);
-	for (;;) {
-		uint16_t n = raw_rx_poll(theirs, dst, nfr, frag, pl);
-
-		if (!end && ++spins % 256 == 0 && tcp_try_line(l, sizeof(l)))
-			end = true, tend = rte_rdtsc();
-		if (end && n == 0 && rte_rdtsc() - tend > hz / 20)
-			break;
-	}
-	raw_rx_report(theirs);
+	raw_rx_until_end(theirs, &e, dst, nfr, frag, pl);
 	raw_rx_result(mine, mine_ns);
 	*sent_out = sent;
 }
@@ -1340,7 +1340,10 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 		frames = WARM_FRAMES;
 	barrier("RAWBW");
 	if (server && !o.bidir) {
-		raw_bw_receive(buf, nfr, frag, pl);
+		struct raw_end e = { 0 };
+
+		memset(&theirs, 0, sizeof(theirs));
+		raw_rx_until_end(&theirs, &e, buf, nfr, frag, pl);
 		goto done;
 	}
 	memset(buf, 0xa5, (size_t)nfr * frag);
@@ -1863,18 +1866,27 @@ static void check_wc(const struct pmr_wc *wc, const char *what)
 		    pmr_wc_status_str(wc->status), wc->qp_num, wc->wr_id);
 }
 
+/* Up to 32 completions of cq into wc, the engine run first with manual
+ * progress (no poll would run it).  @return how many */
+static int take_wcs(struct pmr_cq *cq, struct pmr_wc *wc)
+{
+	int n;
+
+	if (o.progress == PMR_PROGRESS_MANUAL)
+		drive();
+	n = pmr_poll_cq(cq, 32, wc);
+	if (n < 0)
+		die("pmr_poll_cq: %d", n);
+	return n;
+}
+
 /* Reap send completions; wr_id = qp index << 32 | WRs it retires. */
 static uint64_t reap_send(void)
 {
 	struct pmr_wc wc[32];
 	uint64_t done = 0;
-	int n;
+	int n = take_wcs(scq, wc);
 
-	if (o.progress == PMR_PROGRESS_MANUAL)
-		drive();
-	n = pmr_poll_cq(scq, 32, wc);
-	if (n < 0)
-		die("pmr_poll_cq: %d", n);
 	for (int i = 0; i < n; i++) {
 		struct rqp *q = &qps[wc[i].wr_id >> 32];
 		uint32_t k = (uint32_t)wc[i].wr_id;
@@ -2176,13 +2188,8 @@ static void one_qp_compare(uint64_t size, uint64_t iters,
 static int reap_recv(void)
 {
 	struct pmr_wc wc[32];
-	int n;
+	int n = take_wcs(rcq, wc);
 
-	if (o.progress == PMR_PROGRESS_MANUAL)
-		drive();
-	n = pmr_poll_cq(rcq, 32, wc);
-	if (n < 0)
-		die("pmr_poll_cq: %d", n);
 	for (int i = 0, run = 0; i < n; i++) {
 		check_wc(&wc[i], "recv");
 		run++;
