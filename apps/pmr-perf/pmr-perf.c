@@ -481,6 +481,15 @@ static const char *progress_name(void)
 
 /* A latency result: a row of the table, or with --json an object of the
  * given mode and number of QPs. */
+static int qp_outs(void);
+
+/* JSON, an RDMA result of a read or atomic test: -o as the QPs have it */
+static void json_outs(void)
+{
+	if (o.op == OP_READ || o.op == OP_ATOMIC)
+		printf(",\"outs\":%d", qp_outs());
+}
+
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
 	if (o.json) {
@@ -492,11 +501,13 @@ static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 		       r->typ, r->avg, r->sd, r->p99, r->p999, r->faults);
 		/* RDMA results: the engine's progress mode, and the
 		 * frames a transmit call of the client's port */
-		if (strcmp(mode, "raw") != 0)
+		if (strcmp(mode, "raw") != 0) {
+			json_outs();
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"tx_frames_per_burst\":%.2f",
 			       progress_name(), o.events ? "true" : "false",
 			       r->events, r->tx_per_burst);
+		}
 		printf("}\n");
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
@@ -553,8 +564,6 @@ static void bw_header(bool raw)
 	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u, u);
 }
 
-static int qp_outs(void);
-
 /* A bandwidth of mbs x 10^6 bytes a second in perftest's units: MB/sec
  * of 2^20 bytes, or with --report_gbits Gb/sec of 10^9 bits. */
 static double bw_unit(double mbs)
@@ -585,21 +594,21 @@ static void bw_print(const struct bw_res *r, bool raw)
 			       "\"bw_avg_client\":%.2f,\"bw_avg_server\":%.2f",
 			       r->local_iters, r->remote_iters,
 			       bw_unit(r->local_avg), bw_unit(r->remote_avg));
-		if (!raw && (o.op == OP_READ || o.op == OP_ATOMIC))
-			printf(",\"outs\":%d", qp_outs());
-		if (!raw)
+		if (!raw) {
+			json_outs();
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"post_list\":%d,"
 			       "\"tx_frames_per_burst\":%.2f,\"warmup_us\":%.1f",
 			       progress_name(), o.events ? "true" : "false",
 			       r->events, o.post_list, r->tx_per_burst,
 			       r->warm_us);
-		else if (!server)	/* the sender's: the client's */
+		} else if (!server) {	/* the sender's: the client's */
 			printf(",\"raw_burst\":%d,\"raw_burst_max\":%u,"
 			       "\"raw_pad\":%d,\"raw_frame_max\":%u,"
 			       "\"raw_send_us\":%.1f",
 			       o.raw_burst, r->max_burst, o.raw_pad,
 			       r->frame_max, r->send_us);
+		}
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",

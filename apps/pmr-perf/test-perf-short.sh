@@ -306,6 +306,9 @@ run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
 run write_lat -s 64 -n 2000 --raw-compare
 run read_lat -s 64 -n 2000 --raw-compare
+expect '"mode":"rdma".*"outs":16,' "read_lat: the QPs' max_rd_atomic not 16 by default"
+run atomic_lat -o 3 -n 300
+expect '"mode":"rdma".*"outs":3,' "atomic_lat -o 3: the QPs' max_rd_atomic not 3"
 run atomic_lat -n 2000 --raw-compare
 # (almost) no page fault in the measured iterations of either loop: a
 # page first used in a loop costs a fault of a microsecond or more,
