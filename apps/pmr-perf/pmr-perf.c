@@ -17,6 +17,7 @@
  * come from --dev or PMR_DEVICES ("roce:port=0,ipv4=...").
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -112,21 +113,60 @@ static struct opts o = {
 };
 
 static uint64_t hz;
-static int sock = -1;
+static int sock = -1;            /* the control connection */
 static struct pmr_context *ctx;
 static bool server;
 static FILE *samples_f;          /* --samples: open on the client */
 
+static bool peer_stopped;        /* the peer said ABORT: no word back */
+
+/*
+ * Before this end stops, once the control connection is up: tell the
+ * peer why ("ABORT why"), then wait, at most 2 s, for it to close the
+ * connection first.  The peer stops on that line without polling its
+ * port again, so that it is not inside a memif receive when this
+ * process's exit takes the port down (DPDK 22.11's memif can crash then,
+ * doc/guides/roce.rst); this process polls nothing while it waits.
+ */
+static void abort_peer(const char *why)
+{
+	char b[600];
+	int n = snprintf(b, sizeof(b), "ABORT %s\n", why);
+	uint64_t end_ms = 2000;
+
+	if (n > (int)sizeof(b) - 1) {
+		n = (int)sizeof(b) - 1;
+		b[n - 1] = '\n';
+	}
+	if (send(sock, b, (size_t)n, MSG_NOSIGNAL) != n)
+		return;
+	while (end_ms > 0) {
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 100) < 0 && errno != EINTR)
+			return;
+		end_ms -= 100;
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		r = recv(sock, b, sizeof(b), MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+	}
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
+	char why[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "pmr-perf: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "pmr-perf: %s\n", why);
+	if (sock >= 0 && !peer_stopped)
+		abort_peer(why);
 	exit(1);
 }
 
@@ -286,6 +326,11 @@ static bool tcp_try_line(char *out, size_t n)
 		if (nl != NULL) {
 			size_t l = (size_t)(nl - lbuf);
 
+			if (l >= 6 && memcmp(lbuf, "ABORT ", 6) == 0) {
+				peer_stopped = true;
+				die("the peer stopped: %.*s", (int)(l - 6),
+				    lbuf + 6);
+			}
 			if (l >= n)
 				die("control line too long");
 			memcpy(out, lbuf, l);
@@ -332,6 +377,13 @@ static void tcp_expect(const char *word)
 	tcp_line(l, sizeof(l));
 	if (strncmp(l, word, strlen(word)) != 0)
 		die("control: expected '%s', got '%s'", word, l);
+}
+
+/* l, a line that came where only the peer's END can: stop if it is not */
+static void end_check(const char *l)
+{
+	if (strncmp(l, "END", 3) != 0 || (l[3] != '\0' && l[3] != ' '))
+		die("control: expected 'END', got '%s'", l);
 }
 
 static void barrier(const char *name)
@@ -1050,8 +1102,10 @@ static inline bool lat_idle(uint32_t *spins, uint64_t ts, uint64_t it,
 
 	if (!idle_due(spins))
 		return false;
-	if (server && tcp_try_line(l, sizeof(l)))
+	if (server && tcp_try_line(l, sizeof(l))) {
+		end_check(l);
 		return true;
+	}
 	if (!server || it > 0)
 		stall_check(ts, what);
 	return false;
@@ -1204,15 +1258,25 @@ static void raw_rx_report(const struct raw_rx *s)
 		 s->flen_max);
 }
 
+/* A result line that sscanf() took up to end: nothing after it, and
+ * no sign (%lu takes "-1" as a huge number). */
+static bool result_line_ok(const char *l, int end)
+{
+	return end > 0 && l[end] == '\0' && strchr(l, '-') == NULL;
+}
+
 /* The receiving end's report, at the sender. */
 static void raw_rx_result(struct raw_rx *s, double *ns)
 {
 	char l[256];
 
+	int end = -1;
+
 	memset(s, 0, sizeof(*s));
 	tcp_line(l, sizeof(l));
-	if (sscanf(l, "RES %lu %lu %lf %u", &s->rx, &s->bytes, ns,
-		   &s->flen_max) != 4)
+	if (sscanf(l, "RES %lu %lu %lf %u%n", &s->rx, &s->bytes, ns,
+		   &s->flen_max, &end) != 4 || !result_line_ok(l, end) ||
+	    !isfinite(*ns))
 		die("raw: bad result '%s'", l);
 }
 
@@ -1238,6 +1302,7 @@ static void raw_end_look(struct raw_end *e)
 	char l[256];
 
 	if (!e->seen && ++e->spins % 256 == 0 && tcp_try_line(l, sizeof(l))) {
+		end_check(l);
 		e->seen = true;
 		e->tsc = rte_rdtsc();
 	}
@@ -1669,6 +1734,60 @@ static void qps_mem_print(void)
 	       big.device);
 }
 
+/* The next field of *p: hex, at most max, ended by a space or the end of
+ * the line. */
+static bool hex_field(const char **p, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (**p != ' ')
+		return false;
+	(*p)++;
+	if (!isxdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*v = strtoull(*p, &end, 16);
+	if (errno != 0 || *v > max || (*end != ' ' && *end != '\0'))
+		return false;
+	*p = end;
+	return true;
+}
+
+static int hex_digit(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/*
+ * A peer's "QP qpn psn rkey laddr raddr gid" into q: the QP number and
+ * PSN of 24 bits, the key of 32, the addresses of 64, the GID 32 hex
+ * digits, and nothing else.
+ */
+static bool qp_line_parse(const char *l, struct rqp *q)
+{
+	uint64_t qpn, psn, rkey, la, ra;
+
+	if (strncmp(l, "QP", 2) != 0)
+		return false;
+	l += 2;
+	if (!hex_field(&l, 0xffffff, &qpn) || !hex_field(&l, 0xffffff, &psn) ||
+	    !hex_field(&l, UINT32_MAX, &rkey) ||
+	    !hex_field(&l, UINT64_MAX, &la) || !hex_field(&l, UINT64_MAX, &ra))
+		return false;
+	if (*l++ != ' ' || strlen(l) != 32 ||
+	    strspn(l, "0123456789abcdefABCDEF") != 32)
+		return false;
+	q->rqpn = (uint32_t)qpn;
+	q->rpsn = (uint32_t)psn;
+	q->rrkey = (uint32_t)rkey;
+	q->rladdr = la;
+	q->rraddr = ra;
+	for (int b = 0; b < 16; b++)
+		q->rgid.raw[b] = (uint8_t)(hex_digit(l[2 * b]) << 4 |
+					   hex_digit(l[2 * b + 1]));
+	return true;
+}
+
 static void qps_exchange(void)
 {
 	union pmr_gid gid;
@@ -1687,19 +1806,9 @@ static void qps_exchange(void)
 			 (uint64_t)(uintptr_t)q->rbuf, g);
 	}
 	for (int i = 0; i < o.nqp; i++) {
-		struct rqp *q = &qps[i];
-		char g[40];
-
 		tcp_line(l, sizeof(l));
-		if (sscanf(l, "QP %x %x %x %lx %lx %32s", &q->rqpn, &q->rpsn,
-			   &q->rrkey, &q->rladdr, &q->rraddr, g) != 6)
+		if (!qp_line_parse(l, &qps[i]))
 			die("bad QP line '%s'", l);
-		for (int b = 0; b < 16; b++) {
-			unsigned int v;
-
-			sscanf(g + 2 * b, "%2x", &v);
-			q->rgid.raw[b] = (uint8_t)v;
-		}
 	}
 }
 
@@ -2021,6 +2130,7 @@ static void serve_until_end(void)
 	char l[64];
 
 	serve_until_line(l, sizeof(l));
+	end_check(l);
 }
 
 /* ---- latency tests -------------------------------------------------------- */
@@ -2245,11 +2355,14 @@ static void bw_both_end(struct bw_res *res)
 	double avg, peak, mpps;
 	char l[256];
 
+	int end = -1;
+
 	tcp_send("BWRES %lu %.6f %.6f %.6f\n", res->iters, res->avg,
 		 res->peak, res->mpps);
 	serve_stream_until_line(l, sizeof(l));
-	if (sscanf(l, "BWRES %lu %lf %lf %lf", &iters, &avg, &peak,
-		   &mpps) != 4)
+	if (sscanf(l, "BWRES %lu %lf %lf %lf%n", &iters, &avg, &peak,
+		   &mpps, &end) != 4 || !result_line_ok(l, end) ||
+	    !isfinite(avg) || !isfinite(peak) || !isfinite(mpps))
 		die("bad result from the peer '%s'", l);
 	res->local_iters = res->iters;
 	res->local_avg = res->avg;
@@ -2308,7 +2421,8 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 		char l[64];
 
 		barrier("BW");
-		serve_stream_until_line(l, sizeof(l));     /* END */
+		serve_stream_until_line(l, sizeof(l));
+		end_check(l);
 		barrier("BWDONE");
 		free(wrs);
 		free(sges);

@@ -6,7 +6,9 @@
 # fails or reports no (or a non-positive) result, pmrdma's or, with
 # --raw-compare, the raw port's (a message rate: 0-byte messages have no
 # bandwidth), an option or a client's parameter is not refused as it
-# should be, or an option does not do what it says (sizes of -a, pictures
+# should be, a control line that is not the protocol's is taken or its
+# peer does not stop too (ctl_proxy.py changes one on its way), or an
+# option does not do what it says (sizes of -a, pictures
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
@@ -43,6 +45,7 @@ else
 fi
 port=$((22000 + $$ % 5000))
 fail=0
+PROXY=()
 
 # expect PATTERN WHAT: the last run's output has a line matching the
 # extended regular expression PATTERN, or the check fails, saying WHAT
@@ -55,10 +58,13 @@ expect() {
 # SERVICE=1: both with a service lcore (lcore 1, each on CPUs 0 and 1).
 # AFP=1: over af_packet on the veth pair of the af_packet part instead,
 # each in its namespace, the TCP connection over the veth too.
+# PROXY=(WAY PREFIX ACTION [TEXT]): the control connection through
+# ctl_proxy.py, which changes one line (its log in $DIR/proxy.log).
+# The exit codes in s_rc and c_rc.
 # @return 0 when both ended well
 pair() {
 	local sock=$DIR/memif.sock p=$((port++)) rc devx='' ls=1 lc=0
-	local ns_s='' ns_c='' host=127.0.0.1
+	local ns_s='' ns_c='' host=127.0.0.1 cp ppid=''
 	local vd_s="net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192"
 	local vd_c="net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192"
 	if [ "${SERVICE:-0}" = 1 ]; then
@@ -77,14 +83,24 @@ pair() {
 		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "$vd_s" >"$DIR/server.log" 2>&1 &
 	local spid=$!
+	cp=$p
+	if [ "${#PROXY[@]}" -gt 0 ]; then
+		cp=$((port++))
+		timeout 90 python3 "$(dirname "$0")/ctl_proxy.py" "$cp" "$p" \
+			"${PROXY[@]}" >"$DIR/proxy.log" 2>&1 &
+		ppid=$!
+	fi
 	sleep 0.3
 	# shellcheck disable=SC2086
-	timeout 60 $ns_c "$BIN" "$@" -p "$p" --json "$host" \
+	timeout 60 $ns_c "$BIN" "$@" -p "$cp" --json "$host" \
 		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$devx -- \
 		-l $lc --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "$vd_c" >"$DIR/out" 2>"$DIR/client.err"
-	rc=$?
-	wait $spid || rc=1
+	c_rc=$?
+	wait $spid
+	s_rc=$?
+	[ -n "$ppid" ] && wait $ppid
+	rc=$((c_rc || s_rc))
 	return $rc
 }
 
@@ -125,6 +141,39 @@ run_dies() {
 		fail=1
 	else
 		echo "ok: pmr-perf $* stopped ($msg)"
+	fi
+}
+
+# ctl_bad WHO MESSAGE WAY PREFIX ACTION TEXT ARGS...: a pair whose
+# control connection has one line changed on its way (ctl_proxy.py WAY
+# PREFIX ACTION TEXT): WHO (server or client) must stop with MESSAGE,
+# and the other end must stop too, on its own (not by the timeout, not
+# by a signal), saying "the peer stopped: MESSAGE" (when the connection
+# was closed: that it was)
+ctl_bad() {
+	local who=$1 msg=$2 w_rc o_rc w_log o_log change="$3 '$4' $5 '$6'"
+	local o_msg="the peer stopped: $2"
+	[ "$5" = close ] && o_msg="control connection closed by the peer"
+	PROXY=("$3" "$4" "$5" "$6")
+	shift 6
+	pair "$@"
+	PROXY=()
+	if [ "$who" = server ]; then
+		w_rc=$s_rc w_log=$DIR/server.log o_rc=$c_rc o_log=$DIR/client.err
+	else
+		w_rc=$c_rc w_log=$DIR/client.err o_rc=$s_rc o_log=$DIR/server.log
+	fi
+	if ! grep -q '^changed: ' "$DIR/proxy.log" || [ "$w_rc" -ne 1 ] ||
+	   ! grep -qF "pmr-perf: $msg" "$w_log" || [ "$o_rc" -ne 1 ] ||
+	   ! grep -qF "pmr-perf: $o_msg" "$o_log"; then
+		echo "FAIL: pmr-perf $* with a control line changed ($change):" \
+		     "the $who did not stop with '$msg' (rc $w_rc), or the other" \
+		     "end not with '$o_msg' (rc $o_rc)"
+		tail -n 5 "$DIR/proxy.log" "$DIR/client.err" "$DIR/server.log"
+		fail=1
+	else
+		echo "ok: pmr-perf $* with a control line changed ($change):" \
+		     "the $who stopped ($msg), the other end too"
 	fi
 }
 
@@ -301,6 +350,43 @@ bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0
 bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0"
 bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1"
 bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1"
+
+# The control connection's later lines, changed on their way: each end
+# stops with a message on a line it must not take, at any step of the
+# protocol, and its peer stops too (the connection closed) instead of
+# waiting.  A peer's QP line: the QP number and PSN of 24 bits, a GID of
+# 32 hex digits, nothing more.
+G=00000000000000000000ffff0a000002
+QPL="QP 000011 000001 00000001 0000000000000000 0000000000000000"
+ctl_bad client "bad QP line" s2c "QP " replace "QP 12 zz" send_lat -n 100
+ctl_bad client "bad QP line" s2c "QP " replace "$QPL ${G:0:30}" send_lat -n 100
+ctl_bad client "bad QP line" s2c "QP " replace "$QPL ${G:0:31}g" send_lat -n 100
+ctl_bad client "bad QP line" s2c "QP " replace "$QPL $G 7" send_lat -n 100
+ctl_bad server "bad QP line" c2s "QP " replace "${QPL/000011/1000000} $G" send_lat -n 100
+ctl_bad server "bad QP line" c2s "QP " replace "${QPL/000001/-000001} $G" send_lat -n 100
+ctl_bad server "control line too long" c2s "QP " long x send_lat -n 100
+ctl_bad server "control: expected 'CONNECTED', got 'HELLO'" \
+	c2s CONNECTED replace HELLO send_lat -n 100
+ctl_bad client "control connection closed by the peer" \
+	s2c CONNECTED close "" send_lat -n 100
+# the end of a stream or of a latency loop
+ctl_bad server "control: expected 'END', got 'ENDX'" c2s END replace ENDX send_lat -n 100
+ctl_bad server "control: expected 'END', got 'ENDX'" c2s END replace ENDX send_bw -n 1000
+ctl_bad server "control: expected 'END', got 'FIN 5'" \
+	c2s END replace "FIN 5" write_bw --raw -n 1000
+# results: the raw stream's receiver's, -b's other way's
+ctl_bad client "raw: bad result" s2c RES replace "RES 1 2" write_bw --raw -n 1000
+ctl_bad client "raw: bad result" s2c RES replace "RES 1000 64000 nan 4150" \
+	write_bw --raw -n 1000
+ctl_bad server "bad result from the peer" c2s BWRES replace "BWRES x" \
+	write_bw -b -n 1000
+ctl_bad client "bad result from the peer" s2c BWRES \
+	replace "BWRES 1000 1.0 2.0 3.0 x" write_bw -b -n 1000
+ctl_bad client "bad result from the peer" s2c BWRES \
+	replace "BWRES -1 1.0 2.0 3.0" write_bw -b -n 1000
+# --run_infinitely: between rounds, MORE or STOP
+ctl_bad server "control: expected MORE or STOP, got 'MAYBE'" \
+	c2s MORE replace MAYBE write_bw --run_infinitely -D 0.3
 
 run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
