@@ -8,7 +8,8 @@
 #   pair at once and stops the server (not after the server's own two
 #   minutes); a server that fails fails the pair; both well: status 0;
 # - demo.sh: a program not built, a step that fails, the RC pair's client
-#   failing, a pmr-perf run failing (its client's error shown, its server
+#   failing, its server ending or making no socket in 15 s, a pmr-perf
+#   run failing (its client's error shown, its server
 #   stopped): each ends the demo with status 1 and says which step; all
 #   steps well: "demo: OK".
 #   test-scripts.sh SOURCE_ROOT
@@ -76,6 +77,10 @@ while [ $# -gt 0 ]; do
 done
 if [ $server = 1 ]; then
 	[ "${STUB_FAIL:-}" = rc_server ] && { echo "rc_demo: no device" >&2; exit 1; }
+	if [ "${STUB_FAIL:-}" = rc_server_mute ]; then
+		echo "rc_demo: stuck" >&2
+		exec sleep 60
+	fi
 	python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$ctl"
 	echo "server: stand-in"
 	exit 0
@@ -166,6 +171,16 @@ demo rc_server
 check "demo: the RC pair's server ends first" "$rc" 1 "$secs" 5 \
 	"demo: FAILED: the rc_demo server made no control socket" "$DIR/out"
 shows "rc_demo: no device" "demo: the ended server's log not shown"
+# a server that lives on but makes no socket: after 15 s the demo stops
+# it, shows its log and fails, starting no client
+demo rc_server_mute
+check "demo: the RC pair's server makes no socket" "$rc" 1 "$secs" 25 \
+	"demo: FAILED: the rc_demo server made no control socket" "$DIR/out"
+shows "rc_demo: stuck" "demo: the mute server's log not shown"
+if [ "$secs" -lt 14 ]; then
+	echo "FAIL: demo: gave up on the mute server after $secs s, not 15"
+	fail=1
+fi
 demo perf_client
 check "demo: a pmr-perf run fails" "$rc" 1 "$secs" 20 \
 	"demo: FAILED: pmr-perf send_lat; its logs:" "$DIR/out"
