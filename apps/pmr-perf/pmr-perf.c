@@ -14,7 +14,8 @@
  * PMR_EAL_ARGS), optionally runs the raw baseline (plain Ethernet frames
  * with rte_eth_* on the port), stops the port, then creates the RoCE
  * device on that port with pmr_device_create("roce", ARGS), where ARGS
- * come from --dev or PMR_DEVICES ("roce:port=0,ipv4=...").
+ * come from --dev or PMR_DEVICES ("roce:port=0,ipv4=...": its first roce
+ * entry, or the one -d names).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -102,6 +103,7 @@ struct opts {
 	const char *hist;
 	const char *samples;      /* --samples FILE (the client's) */
 	const char *devargs;
+	const char *ibdev;       /* -d: a device of PMR_DEVICES by name */
 	int progress;            /* enum pmr_progress_mode */
 	bool events;             /* -e: wait for completion events */
 };
@@ -1575,17 +1577,66 @@ static struct pmr_ah *ud_ah;
 static char devargs[1024];
 static int dev_mtu = 1024;      /* --dev's mtu=, the device's default */
 
+/*
+ * The RoCE device's arguments from PMR_DEVICES: the entry named o.ibdev
+ * (-d), named as the library names them (pmr_ + driver + the entry's
+ * position, counted from 0 over all drivers), else the first roce entry.
+ * Stops when there is none such.
+ */
+static void devices_pick(const char *list, char *out, size_t n)
+{
+	const char *e = list;
+	int pos = 0;
+
+	while (*e != '\0') {
+		size_t len = strcspn(e, ";"), dl, al = 0;
+		const char *d = e, *end = e + len, *colon;
+		char name[64];
+
+		/* as the library reads the list: entries trimmed, empty ones
+		 * not counted, the driver's name trimmed */
+		while (d < end && isspace((unsigned char)*d))
+			d++;
+		while (end > d && isspace((unsigned char)end[-1]))
+			end--;
+		e += len + (e[len] == ';');
+		if (d == end)
+			continue;
+		colon = memchr(d, ':', (size_t)(end - d));
+		dl = (size_t)((colon ? colon : end) - d);
+		while (dl > 0 && isspace((unsigned char)d[dl - 1]))
+			dl--;
+		if (colon != NULL)
+			al = (size_t)(end - colon - 1);
+		snprintf(name, sizeof(name), "pmr_%.*s%d", (int)dl, d, pos++);
+		if (o.ibdev == NULL ? dl == 4 && strncmp(d, "roce", 4) == 0 :
+		    strcmp(name, o.ibdev) == 0) {
+			if (dl != 4 || strncmp(d, "roce", 4) != 0)
+				die("-d %s: a %.*s device; pmr-perf needs a "
+				    "roce one", o.ibdev, (int)dl, d);
+			snprintf(out, n, "%.*s", (int)al,
+				 colon != NULL ? colon + 1 : "");
+			return;
+		}
+	}
+	if (o.ibdev != NULL)
+		die("-d %s: no such device in PMR_DEVICES='%s'", o.ibdev, list);
+	die("no roce device in PMR_DEVICES='%s': give one, or --dev "
+	    "port=0,ipv4=A.B.C.D[,mac=...]", list);
+}
+
 static void parse_devargs(void)
 {
-	const char *s = o.devargs ? o.devargs : getenv("PMR_DEVICES");
+	const char *s = getenv("PMR_DEVICES");
 	const char *p;
 
-	if (s == NULL)
+	if (o.devargs != NULL)
+		snprintf(devargs, sizeof(devargs), "%s", o.devargs);
+	else if (s == NULL)
 		die("no device: give --dev port=0,ipv4=A.B.C.D[,mac=...] or "
 		    "PMR_DEVICES=roce:port=0,ipv4=...");
-	if (strncmp(s, "roce:", 5) == 0)
-		s += 5;
-	snprintf(devargs, sizeof(devargs), "%.*s", (int)strcspn(s, ";"), s);
+	else
+		devices_pick(s, devargs, sizeof(devargs));
 	p = strstr(devargs, "port=");
 	port_id = p ? (uint16_t)atoi(p + 5) : 0;
 	p = strstr(devargs, "mtu=");
@@ -2605,6 +2656,9 @@ static void usage(void)
 "                        process pair, then the ratio\n"
 "      --dev ARGS        RoCE device args (else PMR_DEVICES), e.g.\n"
 "                        port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01\n"
+"  -d, --ib-dev NAME     the device of PMR_DEVICES named NAME (pmr_roce0\n"
+"                        for its first entry, pmr_roce1 for the second...;\n"
+"                        default: its first roce entry); not with --dev\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -2653,6 +2707,7 @@ static int parse_opts(int argc, char **argv)
 		{ "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
 		{ "run_infinitely", 0, NULL, O_FOREVER },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
+		{ "ib-dev", 1, NULL, 'd' },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
@@ -2666,7 +2721,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:eh", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2715,6 +2770,7 @@ static int parse_opts(int argc, char **argv)
 		case O_RAW: o.raw = 1; break;
 		case O_RAWCMP: o.raw = 2; break;
 		case O_DEV: o.devargs = optarg; break;
+		case 'd': o.ibdev = optarg; break;
 		case O_ONEQP: o.one_qp = true; break;
 		case O_FOREVER: o.forever = true; break;
 		case O_RAWBURST:
@@ -2761,6 +2817,8 @@ static void defaults(void)
 		die("-l is for the bandwidth tests (one message a round trip)");
 	if (o.lat && o.bidir)
 		die("-b is for the bandwidth tests");
+	if (o.ibdev != NULL && o.devargs != NULL)
+		die("-d chooses a device of PMR_DEVICES: not with --dev");
 	if (o.forever && (o.lat || o.all || o.raw == 1))
 		die("--run_infinitely is for the bandwidth tests of one size, "
 		    "and RDMA (not --raw)");

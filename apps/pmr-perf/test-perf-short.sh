@@ -12,7 +12,8 @@
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
-# QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT),
+# QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
+# the device of PMR_DEVICES that -d names),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -60,16 +61,22 @@ expect() {
 # each in its namespace, the TCP connection over the veth too.
 # PROXY=(WAY PREFIX ACTION [TEXT]): the control connection through
 # ctl_proxy.py, which changes one line (its log in $DIR/proxy.log).
+# DEVS_S, DEVS_C: the devices from PMR_DEVICES=DEVS_S (server) and
+# DEVS_C (client) instead of --dev.
 # The exit codes in s_rc and c_rc.
 # @return 0 when both ended well
 pair() {
 	local sock=$DIR/memif.sock p=$((port++)) rc devx='' ls=1 lc=0
 	local ns_s='' ns_c='' host=127.0.0.1 cp ppid=''
+	local dev_s=(--dev "port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01")
+	local dev_c=(--dev "port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02")
 	local vd_s="net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192"
 	local vd_c="net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=8192"
 	if [ "${SERVICE:-0}" = 1 ]; then
 		devx=,service_lcore=1 ls=0,1 lc=0,1
 	fi
+	dev_s[1]+=$devx dev_c[1]+=$devx
+	[ -n "${DEVS_S:-}" ] && dev_s=() dev_c=()
 	if [ "${AFP:-0}" = 1 ]; then
 		ns_s="ip netns exec $nsa" ns_c="ip netns exec $nsb"
 		host=192.168.253.1
@@ -78,8 +85,8 @@ pair() {
 	fi
 	rm -f "$sock"
 	# shellcheck disable=SC2086
-	timeout 60 $ns_s "$BIN" "$@" -p "$p" --json \
-		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01$devx -- \
+	PMR_DEVICES=${DEVS_S:-} timeout 60 $ns_s "$BIN" "$@" -p "$p" --json \
+		"${dev_s[@]}" -- \
 		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "$vd_s" >"$DIR/server.log" 2>&1 &
 	local spid=$!
@@ -92,8 +99,8 @@ pair() {
 	fi
 	sleep 0.3
 	# shellcheck disable=SC2086
-	timeout 60 $ns_c "$BIN" "$@" -p "$cp" --json "$host" \
-		--dev port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02$devx -- \
+	PMR_DEVICES=${DEVS_C:-} timeout 60 $ns_c "$BIN" "$@" -p "$cp" --json "$host" \
+		"${dev_c[@]}" -- \
 		-l $lc --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "$vd_c" >"$DIR/out" 2>"$DIR/client.err"
 	c_rc=$?
@@ -350,6 +357,30 @@ bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0
 bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0"
 bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1"
 bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1"
+
+# -d: a device of PMR_DEVICES by its name (pmr_ + driver + position over
+# all entries, empty ones not counted, as the library names them);
+# without it, the first roce entry.  Refused: with --dev,
+# a device of another driver, a name no entry has, no roce entry.
+reject "-d chooses a device of PMR_DEVICES: not with --dev" \
+	send_lat -d pmr_roce0 --dev port=0,ipv4=10.0.0.1
+PMR_DEVICES="loop;roce:port=0,ipv4=10.0.0.1" \
+	reject "-d pmr_loop0: a loop device; pmr-perf needs a roce one" \
+	send_lat -d pmr_loop0
+PMR_DEVICES="loop;roce:port=0,ipv4=10.0.0.1" \
+	reject "-d pmr_roce0: no such device in PMR_DEVICES='loop;roce:port=0,ipv4=10.0.0.1'" \
+	send_lat --ib-dev pmr_roce0
+PMR_DEVICES="loop; loop" reject "no roce device in PMR_DEVICES='loop; loop'" send_lat
+PMR_DEVICES="" reject "no roce device in PMR_DEVICES=''" send_lat
+# (port 7 does not exist: a run on that entry stops)
+D7="roce:port=7,ipv4=10.0.0.9"
+DS="roce:port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01"
+DC="roce:port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02"
+DEVS_S="loop;;$D7; roce :${DS#roce:} ;" DEVS_C=" ; loop;$D7;$DC" \
+	run send_lat -n 1000 -d pmr_roce2
+DEVS_S="loop;$DS;$D7" DEVS_C="$DC;$D7" run write_lat -n 1000
+DEVS_S="loop;$DS;$D7" DEVS_C="$DC;$D7" \
+	run_dies "no ethdev port 7" send_lat -n 1000 -d pmr_roce1
 
 # The control connection's later lines, changed on their way: each end
 # stops with a message on a line it must not take, at any step of the
