@@ -134,21 +134,27 @@ static void abort_peer(const char *why)
 {
 	char b[600];
 	int n = snprintf(b, sizeof(b), "ABORT %s\n", why);
-	uint64_t end_ms = 2000;
+	struct timespec t0, t;
 
 	if (n > (int)sizeof(b) - 1) {
 		n = (int)sizeof(b) - 1;
 		b[n - 1] = '\n';
 	}
-	if (send(sock, b, (size_t)n, MSG_NOSIGNAL) != n)
+	/* never blocks: a peer that reads nothing may have filled the
+	 * connection, and then is not waited for either */
+	if (send(sock, b, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n)
 		return;
-	while (end_ms > 0) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		ssize_t r;
 
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= 2000)
+			return;
 		if (poll(&p, 1, 100) < 0 && errno != EINTR)
 			return;
-		end_ms -= 100;
 		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		r = recv(sock, b, sizeof(b), MSG_DONTWAIT);

@@ -204,10 +204,13 @@ sys.exit(r["unit"] != sys.argv[3] or abs(r["bw_avg"] - want) > 0.01 * want)
 PY
 }
 
-# bad_client WHAT LINE: a server whose client sends the run's parameters
-# LINE must stop, saying "bad parameters from the client (WHAT)"
+# bad_client WHAT LINE [HOLD]: a server whose client sends the run's
+# parameters LINE must stop, saying "bad parameters from the client
+# (WHAT)", and tell the client so ("ABORT bad parameters ...").  HOLD=1:
+# the client then keeps the connection open, reading nothing; the server
+# must close it itself after its 2 s wait (within 1.5 to 5 s).
 bad_client() {
-	local what=$1 line=$2 sock=$DIR/memif.sock p=$((port++)) rc=0
+	local what=$1 line=$2 hold=${3:-0} sock=$DIR/memif.sock p=$((port++)) rc=0
 	rm -f "$sock"
 	timeout 60 "$BIN" send_lat -p "$p" \
 		--dev port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01 -- \
@@ -215,7 +218,7 @@ bad_client() {
 		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192" \
 		>"$DIR/server.log" 2>&1 &
 	local spid=$!
-	python3 - "$p" "$line" <<'PY' || rc=1
+	python3 - "$p" "$line" "$what" "$hold" <<'PY' || rc=1
 import socket, sys, time
 for _ in range(300):
     try:
@@ -227,7 +230,22 @@ else:
     sys.exit("no server on port " + sys.argv[1])
 s.sendall((sys.argv[2] + "\n").encode())
 s.settimeout(10)
-s.recv(1)     # the server closes the connection when it stops
+got = b""
+while b"\n" not in got:
+    c = s.recv(4096)
+    if not c:
+        break
+    got += c
+want = "ABORT bad parameters from the client (%s)" % sys.argv[3]
+if not got.decode(errors="replace").startswith(want):
+    sys.exit("the server said %r, not %r" % (got, want))
+if sys.argv[4] == "1":
+    t0 = time.monotonic()
+    while s.recv(4096):
+        pass
+    t = time.monotonic() - t0
+    if not 1.5 <= t <= 5:
+        sys.exit("the server closed the connection after %.2f s" % t)
 PY
 	# (one that took them would wait for its client: it goes)
 	kill "$spid" 2>/dev/null
@@ -335,6 +353,9 @@ reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 # --run_infinitely.
 bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
 bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+# (a client that reads nothing more and keeps the connection: the server
+# goes after its 2 s)
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0" 1
 bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0"
 bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
 bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
@@ -379,8 +400,7 @@ DC="roce:port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02"
 DEVS_S="loop;;$D7; roce :${DS#roce:} ;" DEVS_C=" ; loop;$D7;$DC" \
 	run send_lat -n 1000 -d pmr_roce2
 DEVS_S="loop;$DS;$D7" DEVS_C="$DC;$D7" run write_lat -n 1000
-DEVS_S="loop;$DS;$D7" DEVS_C="$DC;$D7" \
-	run_dies "no ethdev port 7" send_lat -n 1000 -d pmr_roce1
+PMR_DEVICES="$DC;$D7" reject "no ethdev port 7" send_lat -d pmr_roce1
 
 # The control connection's later lines, changed on their way: each end
 # stops with a message on a line it must not take, at any step of the
