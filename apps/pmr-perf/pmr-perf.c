@@ -44,6 +44,8 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_service.h>
 
 #include "pmr_roce.h"
 #include "pmr_verbs.h"
@@ -123,6 +125,39 @@ static FILE *samples_f;          /* --samples: open on the client */
 static bool peer_stopped;        /* the peer said ABORT: no word back */
 
 /*
+ * Nothing of this process polls the port from here on: this thread no
+ * longer runs the engine (ctx NULL: drive() and tcp_line() leave it),
+ * and with service progress the engine's services (pmr_roce_N, one a
+ * device, doc/guides/roce.rst) are stopped and waited out, at most 1 s.
+ * The peer's exit then cannot find this process inside a memif receive.
+ */
+static void engine_stop(void)
+{
+	struct timespec t0, t;
+
+	ctx = NULL;
+	if (o.progress != PMR_PROGRESS_SERVICE)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 16; i++) {
+		char name[32];
+		uint32_t id;
+
+		snprintf(name, sizeof(name), "pmr_roce_%d", i);
+		if (rte_service_get_by_name(name, &id) != 0)
+			continue;
+		rte_service_runstate_set(id, 0);
+		while (rte_service_may_be_active(id) == 1) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= 1000)
+				return;
+			rte_pause();
+		}
+	}
+}
+
+/*
  * Before this end stops, once the control connection is up: tell the
  * peer why ("ABORT why"), then wait, at most 2 s, for it to close the
  * connection first.  The peer stops on that line without polling its
@@ -173,6 +208,8 @@ static void die(const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "pmr-perf: %s\n", why);
+	if (ctx != NULL)
+		engine_stop();
 	if (sock >= 0 && !peer_stopped)
 		abort_peer(why);
 	exit(1);
@@ -3186,7 +3223,7 @@ int main(int argc, char **argv)
 		free(raw_s[k]);
 	/* Stop polling before either side goes: a memif peer that
 	 * disconnects while we are inside rx_burst can crash this process. */
-	ctx = NULL;
+	engine_stop();
 	barrier("EXIT");
 	close(sock);
 	return 0;

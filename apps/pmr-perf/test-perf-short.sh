@@ -438,6 +438,11 @@ ctl_bad client "bad result from the peer" s2c BWRES \
 # --run_infinitely: between rounds, MORE or STOP
 ctl_bad server "control: expected MORE or STOP, got 'MAYBE'" \
 	c2s MORE replace MAYBE write_bw --run_infinitely -D 0.3
+# with service progress: the engine's service stopped before either goes
+SERVICE=1 ctl_bad server "control: expected MORE or STOP, got 'MAYBE'" \
+	c2s MORE replace MAYBE write_bw --run_infinitely -D 0.3 --progress service
+SERVICE=1 ctl_bad server "control: expected 'END', got 'ENDX'" \
+	c2s END replace ENDX send_bw -n 100000 --progress service
 
 run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"
