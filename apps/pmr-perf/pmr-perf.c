@@ -124,6 +124,16 @@ static FILE *samples_f;          /* --samples: open on the client */
 
 static bool peer_stopped;        /* the peer said ABORT: no word back */
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /*
  * Nothing of this process polls the port from here on: this thread no
  * longer runs the engine (ctx NULL: drive() and tcp_line() leave it),
@@ -133,7 +143,7 @@ static bool peer_stopped;        /* the peer said ABORT: no word back */
  */
 static void engine_stop(void)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 
 	ctx = NULL;
 	if (o.progress != PMR_PROGRESS_SERVICE)
@@ -148,9 +158,7 @@ static void engine_stop(void)
 			continue;
 		rte_service_runstate_set(id, 0);
 		while (rte_service_may_be_active(id) == 1) {
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((t.tv_sec - t0.tv_sec) * 1000 +
-			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= 1000)
+			if (ms_since(&t0) >= 1000)
 				return;
 			rte_pause();
 		}
@@ -169,7 +177,7 @@ static void abort_peer(const char *why)
 {
 	char b[600];
 	int n = snprintf(b, sizeof(b), "ABORT %s\n", why);
-	struct timespec t0, t;
+	struct timespec t0;
 
 	if (n > (int)sizeof(b) - 1) {
 		n = (int)sizeof(b) - 1;
@@ -184,9 +192,7 @@ static void abort_peer(const char *why)
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		ssize_t r;
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= 2000)
+		if (ms_since(&t0) >= 2000)
 			return;
 		if (poll(&p, 1, 100) < 0 && errno != EINTR)
 			return;
@@ -1314,7 +1320,6 @@ static bool result_line_ok(const char *l, int end)
 static void raw_rx_result(struct raw_rx *s, double *ns)
 {
 	char l[256];
-
 	int end = -1;
 
 	memset(s, 0, sizeof(*s));
@@ -2448,7 +2453,6 @@ static void bw_both_end(struct bw_res *res)
 	uint64_t iters;
 	double avg, peak, mpps;
 	char l[256];
-
 	int end = -1;
 
 	tcp_send("BWRES %lu %.6f %.6f %.6f\n", res->iters, res->avg,
