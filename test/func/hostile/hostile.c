@@ -3672,7 +3672,7 @@ static void case46(void)
 
 /* The victim's qps_active once two readings 20 ms apart agree (it
  * counts every QP with work: earlier cases' QPs may come and go), and its
- * counters then (*s). */
+ * counters then (*s); UINT64_MAX when it did not settle in 50 readings. */
 static uint64_t settled_active(struct stats *s)
 {
 	uint64_t a = UINT64_MAX, b;
@@ -3682,10 +3682,10 @@ static uint64_t settled_active(struct stats *s)
 		*s = get_stats();
 		b = stat_of("qps_active");
 		if (b == a)
-			break;
+			return a;
 		a = b;
 	}
-	return a;
+	return UINT64_MAX;
 }
 
 /*
@@ -3710,6 +3710,10 @@ static void case47(void)
 	a0 = settled_active(&s0);
 	send_at(&q, q.epsn);
 	a1 = settled_active(&s1);
+	CHECK(a0 != UINT64_MAX && a1 != UINT64_MAX, "the victim's qps_active "
+	      "did not settle (before the SEND: %s, after: %s): the case "
+	      "cannot judge", a0 != UINT64_MAX ? "settled" : "no",
+	      a1 != UINT64_MAX ? "settled" : "no");
 	CHECK(sdiff(&s0, &s1, "arp_tx") >= 1, "no ARP request for the "
 	      "peer: the ACK found its MAC, the case tests nothing");
 	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers to a peer whose "
