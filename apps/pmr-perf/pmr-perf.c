@@ -582,8 +582,6 @@ static const char *progress_name(void)
 	       o.progress == PMR_PROGRESS_MANUAL ? "manual" : "inline";
 }
 
-/* A latency result: a row of the table, or with --json an object of the
- * given mode and number of QPs. */
 static int qp_outs(void);
 
 /* JSON, an RDMA result of a read or atomic test: -o as the QPs have it */
@@ -593,6 +591,8 @@ static void json_outs(void)
 		printf(",\"outs\":%d", qp_outs());
 }
 
+/* A latency result: a row of the table, or with --json an object of the
+ * given mode and number of QPs. */
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
 	if (o.json) {

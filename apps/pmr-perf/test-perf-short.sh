@@ -401,11 +401,25 @@ DEVS_S="loop;;$D7; roce :${DS#roce:} ;" DEVS_C=" ; loop;$D7;$DC" \
 	run send_lat -n 1000 -d pmr_roce2
 DEVS_S="loop;$DS;$D7" DEVS_C="$DC;$D7" run write_lat -n 1000
 PMR_DEVICES="$DC;$D7" reject "no ethdev port 7" send_lat -d pmr_roce1
+# pmr-perf names the entries itself (it needs the port before the device
+# exists): the names must be those the library gives, as pmr-devinfo
+# lists them (loop devices need no EAL; -d finds them, then refuses them)
+DEVINFO=$(dirname "$BIN")/../pmr-devinfo/pmr-devinfo
+LOOPS=" ;loop;; loop :mtu=1024 ;	loop ;"
+names=$(PMR_DEVICES=$LOOPS "$DEVINFO" 2>/dev/null | sed -n 's/^hca_id:[[:space:]]*//p' | tr '\n' ' ')
+if [ "$names" != "pmr_loop0 pmr_loop1 pmr_loop2 " ]; then
+	echo "FAIL: pmr-devinfo names PMR_DEVICES='$LOOPS' '$names'"
+	fail=1
+fi
+for n in $names; do
+	PMR_DEVICES=$LOOPS reject "-d $n: a loop device" send_lat -d "$n"
+done
+PMR_DEVICES=$LOOPS reject "-d pmr_loop3: no such device" send_lat -d pmr_loop3
 
 # The control connection's later lines, changed on their way: each end
 # stops with a message on a line it must not take, at any step of the
-# protocol, and its peer stops too (the connection closed) instead of
-# waiting.  A peer's QP line: the QP number and PSN of 24 bits, a GID of
+# protocol, and tells its peer, which stops too ("the peer stopped: ...")
+# instead of waiting.  A peer's QP line: the QP number and PSN of 24 bits, a GID of
 # 32 hex digits, nothing more.
 G=00000000000000000000ffff0a000002
 QPL="QP 000011 000001 00000001 0000000000000000 0000000000000000"
