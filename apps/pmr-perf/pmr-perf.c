@@ -426,7 +426,7 @@ static void tcp_expect(const char *word)
 	char l[256];
 
 	tcp_line(l, sizeof(l));
-	if (strncmp(l, word, strlen(word)) != 0)
+	if (strcmp(l, word) != 0)
 		die("control: expected '%s', got '%s'", word, l);
 }
 

@@ -432,6 +432,8 @@ ctl_bad server "bad QP line" c2s "QP " replace "${QPL/000001/-000001} $G" send_l
 ctl_bad server "control line too long" c2s "QP " long x send_lat -n 100
 ctl_bad server "control: expected 'CONNECTED', got 'HELLO'" \
 	c2s CONNECTED replace HELLO send_lat -n 100
+ctl_bad client "control: expected 'DEVUP', got 'DEVUPX'" \
+	s2c DEVUP replace DEVUPX send_lat -n 100
 ctl_bad client "control connection closed by the peer" \
 	s2c CONNECTED close "" send_lat -n 100
 # the end of a stream or of a latency loop
