@@ -2223,12 +2223,15 @@ static void serve_until_line(char *l, size_t n)
 	}
 }
 
-/* Server side: run the engine until the client says END. */
+static void serve_stream_until_line(char *l, size_t n);
+
+/* Server side: serve the client's stream (serve_stream_until_line())
+ * until it says END. */
 static void serve_until_end(void)
 {
 	char l[64];
 
-	serve_until_line(l, sizeof(l));
+	serve_stream_until_line(l, sizeof(l));
 	end_check(l);
 }
 
@@ -2516,11 +2519,8 @@ static void rdma_bw(uint64_t size, uint64_t iters, bool warmup,
 			      ((uint64_t)i < iters % (uint64_t)o.nqp);
 	}
 	if (server && !o.bidir) {
-		char l[64];
-
 		barrier("BW");
-		serve_stream_until_line(l, sizeof(l));
-		end_check(l);
+		serve_until_end();
 		barrier("BWDONE");
 		free(wrs);
 		free(sges);

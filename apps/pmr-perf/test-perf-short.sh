@@ -439,6 +439,7 @@ ctl_bad client "control connection closed by the peer" \
 # the end of a stream or of a latency loop
 ctl_bad server "control: expected 'END', got 'ENDX'" c2s END replace ENDX send_lat -n 100
 ctl_bad server "control: expected 'END', got 'ENDX'" c2s END replace ENDX send_bw -n 1000
+ctl_bad server "control: expected 'END', got 'ENDX'" c2s END replace ENDX read_lat -n 100
 ctl_bad server "control: expected 'END', got 'FIN 5'" \
 	c2s END replace "FIN 5" write_bw --raw -n 1000
 # results: the raw stream's receiver's, -b's other way's
