@@ -588,7 +588,9 @@ PMR_EXPORT int pmr_set_progress_mode(struct pmr_context *context,
 	if (mode != PMR_PROGRESS_INLINE && mode != PMR_PROGRESS_SERVICE &&
 	    mode != PMR_PROGRESS_MANUAL)
 		return EINVAL;
-	if (!pmr_list_empty(&ctx->qps))
+	/* to manual at any time: that stops progress; to another mode only
+	 * before there are QPs */
+	if (mode != PMR_PROGRESS_MANUAL && !pmr_list_empty(&ctx->qps))
 		return EBUSY;
 	pmr_lock(ctx->engine_lock);
 	if (ctx->dev->drv->set_progress_mode != NULL)

@@ -750,9 +750,17 @@ enum pmr_progress_mode {
 };
 
 /**
- * Choose how the context's engine is driven.  Call before creating QPs.
+ * Choose how the context's engine is driven.  Call before creating QPs,
+ * except for PMR_PROGRESS_MANUAL, which may be chosen at any time: from
+ * then on only pmr_progress() runs the engine, and with service progress
+ * the call returns once the service lcore has left the engine for good.
+ * That is how an application stops its traffic (nothing sent, nothing
+ * received, no timer fired) before it exits while its peer runs on.  Like
+ * the other control calls, it must not run while another thread is in a
+ * post or poll call of the context.
  * @return 0, EINVAL (unknown mode), ENOTSUP (the driver cannot run in
- *         that mode), EBUSY (the context already has QPs).
+ *         that mode), EBUSY (the context already has QPs and the mode is
+ *         not PMR_PROGRESS_MANUAL).
  */
 int pmr_set_progress_mode(struct pmr_context *context,
 			  enum pmr_progress_mode mode);

@@ -8,6 +8,7 @@
 # mallinfo2, which counts cached chunks as in use.
 #   ring.sh TEST_BINARY BUILD_DIR NAME [DEVARGS [ARG...]]
 #   DEVARGS: more RoCE device arguments ("" for none); ARGs: the program's
+#   RING_LCORES: the EAL's lcores (-l), 0 unless set
 set -uo pipefail
 prog=$1
 builddir=${2:-build}
@@ -18,7 +19,7 @@ shift $(($# < 4 ? $# : 4))
 
 mac=02:00:00:00:98:01
 env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 \
-	PMR_EAL_ARGS="$(eal_mem_args "$builddir" "$name") -l 0 --vdev net_ring0" \
+	PMR_EAL_ARGS="$(eal_mem_args "$builddir" "$name") -l ${RING_LCORES:-0} --vdev net_ring0" \
 	PMR_DEVICES="roce:port=0,ipv4=10.98.0.1,mac=$mac,neigh=10.98.0.1/$mac$extra" \
 	timeout 120 "$prog" "$@" 2>&1 | grep -v '^EAL: \|^TELEMETRY: '
 rc=${PIPESTATUS[0]}
