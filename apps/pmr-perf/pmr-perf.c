@@ -45,7 +45,6 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
-#include <rte_service.h>
 
 #include "pmr_roce.h"
 #include "pmr_verbs.h"
@@ -135,34 +134,17 @@ static long ms_since(const struct timespec *t0)
 }
 
 /*
- * Nothing of this process polls the port from here on: this thread no
- * longer runs the engine (ctx NULL: drive() and tcp_line() leave it),
- * and with service progress the engine's services (pmr_roce_N, one a
- * device, doc/guides/roce.rst) are stopped and waited out, at most 1 s.
+ * Nothing of this process polls the port from here on: the context goes
+ * to manual progress, which with --progress service stops the engine's
+ * service lcore and returns once it has left the engine, and this thread
+ * no longer runs the engine (ctx NULL: drive() and tcp_line() leave it).
  * The peer's exit then cannot find this process inside a memif receive.
  */
 static void engine_stop(void)
 {
-	struct timespec t0;
-
+	if (ctx != NULL)
+		pmr_set_progress_mode(ctx, PMR_PROGRESS_MANUAL);
 	ctx = NULL;
-	if (o.progress != PMR_PROGRESS_SERVICE)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int i = 0; i < 16; i++) {
-		char name[32];
-		uint32_t id;
-
-		snprintf(name, sizeof(name), "pmr_roce_%d", i);
-		if (rte_service_get_by_name(name, &id) != 0)
-			continue;
-		rte_service_runstate_set(id, 0);
-		while (rte_service_may_be_active(id) == 1) {
-			if (ms_since(&t0) >= 1000)
-				return;
-			rte_pause();
-		}
-	}
 }
 
 /*
@@ -214,8 +196,7 @@ static void die(const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "pmr-perf: %s\n", why);
-	if (ctx != NULL)
-		engine_stop();
+	engine_stop();
 	if (sock >= 0 && !peer_stopped)
 		abort_peer(why);
 	exit(1);
