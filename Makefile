@@ -6,6 +6,9 @@
 #
 #   make pgo      a build of the library optimised with the profile of a
 #                 pmr-perf training run over memif (scripts/pgo.sh)
+#   make pgo-profile  the same, and that profile kept in pgo/, where every
+#                 build of the project finds it (after a change to the
+#                 library's sources)
 #
 # Variables: BUILD_DIR (build), ASAN_BUILD_DIR (build-asan),
 # PGO_BUILD_DIR (build-pgo), SANITIZE (1),
@@ -28,7 +31,7 @@ TEST_ENV = BUILD_DIR=$(BUILD_DIR) ASAN_BUILD_DIR=$(ASAN_BUILD_DIR)
 .NOTPARALLEL:
 
 .PHONY: all help deps hugepages build test test-fast test-func perf \
-	pgo install demo clean
+	pgo pgo-profile install demo clean
 
 all: build
 
@@ -41,6 +44,7 @@ help:
 	@echo "make test-func   func suite, developer build"
 	@echo "make perf        perf suite (benchmarks), developer build"
 	@echo "make pgo         profile-guided build of the library in $(PGO_BUILD_DIR)/"
+	@echo "make pgo-profile the same, its profile kept in pgo/ for every build"
 	@echo "make install     meson install (DESTDIR=... to stage)"
 	@echo "make demo        device list + verbs loopback example"
 	@echo "make clean       remove $(BUILD_DIR)/, $(ASAN_BUILD_DIR)/ and $(PGO_BUILD_DIR)/"
@@ -69,6 +73,9 @@ perf: deps build hugepages
 
 pgo: deps
 	@scripts/pgo.sh $(PGO_BUILD_DIR)
+
+pgo-profile: deps
+	@scripts/pgo.sh --save $(PGO_BUILD_DIR)
 
 # Installing into the system (no DESTDIR) as root refreshes the loader cache.
 install: build

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build libpmrdma with profile-guided optimisation (gcc):
 #
-#   scripts/pgo.sh [BUILD_DIR [MESON_OPTION...]]   (default: build-pgo)
+#   scripts/pgo.sh [--save] [BUILD_DIR [MESON_OPTION...]]
+#                                      (default: build-pgo)
 #   scripts/pgo.sh --mode BUILD_DIR    print BUILD_DIR's -Dpgo (off,
 #                                      generate or use); status 1 if it
 #                                      is not a configured build
@@ -12,7 +13,12 @@
 # 2. trains it: pmr-perf runs between two processes over memif
 #    (scripts/perf-pair.sh), each writing its counts into the library's
 #    profile (.gcda files beside its objects), which starts empty;
-# 3. reconfigures BUILD_DIR with -Dpgo=use and builds the library again
+# 3. with --save, keeps that profile in the source tree (pgo/profile/ and
+#    pgo/PROFILE), where every build of the project finds it (-Dpgo=auto,
+#    the default; meson.build): BUILD_DIR must then be directly inside
+#    the source tree, at -O2 and without sanitizers, as the builds that
+#    use it;
+# 4. reconfigures BUILD_DIR with -Dpgo=use and builds the library again
 #    with that profile.
 #
 # The training runs are the cases below, one per line, or those of
@@ -34,6 +40,11 @@ print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])'
 fi
 cd "$(dirname "$0")/.."
 
+SAVE=0
+if [ "${1:-}" = --save ]; then
+	SAVE=1
+	shift
+fi
 DIR=${1:-build-pgo}
 [ $# -eq 0 ] || shift
 CASES=${PMR_PGO_CASES:-"send_lat -s 2 -n 20000
@@ -51,6 +62,56 @@ fail() {
 	exit 1
 }
 
+# build_option NAME: the value of DIR's meson option NAME
+build_option() {
+	meson introspect --buildoptions "$DIR" | python3 -c 'import json, sys
+print([o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]][0])' "$1"
+}
+
+# lib_compiler: the compiler DIR builds the library with
+lib_compiler() {
+	python3 - "$DIR/compile_commands.json" <<'PY'
+import json, shlex, sys
+print(next(shlex.split(c["command"])[0] for c in json.load(open(sys.argv[1]))
+           if c["output"].startswith("libpmrdma.so.")))
+PY
+}
+
+# save_check: BUILD_DIR can make the profile kept in the tree (before
+# the training): directly inside the source tree, -O2, no sanitizers
+save_check() {
+	[ "$(cd "$DIR/.." && pwd -P)" = "$(pwd -P)" ] ||
+		fail "--save needs a build directory directly inside the source tree"
+	[ "$(build_option optimization)" = 2 ] ||
+		fail "--save needs an -O2 build (-Doptimization=2)"
+	[ "$(build_option b_sanitize)" = none ] ||
+		fail "--save needs a build without sanitizers"
+}
+
+# save_profile RUNS: the profile of BUILD_DIR's training, named as gcc
+# looks it up with -fprofile-use=pgo/profile and -fprofile-prefix-path=
+# the build directory (the object's path below it, "/" as "#"), into the
+# source tree, and pgo/PROFILE: the compiler, a checksum of the files
+# (meson.build's gate and rebuild key; test/pgo checks it), the runs
+save_profile() {
+	local f sum
+	rm -rf pgo/profile
+	mkdir -p pgo/profile
+	while IFS= read -r f; do
+		cp "$DIR/$f" "pgo/profile/${f//\//#}"
+	done < <(cd "$DIR" && find libpmrdma.so.*.p -name '*.gcda')
+	sum=$(cd pgo/profile && LC_ALL=C sha256sum -- * | sha256sum)
+	{
+		echo "# The profile libpmrdma is built with (meson -Dpgo=auto, the"
+		echo "# default): written by scripts/pgo.sh --save, from $1 training"
+		echo "# runs of pmr-perf over memif (doc/guides/performance.rst, The"
+		echo "# profile in the tree).  Lines \"KEY VALUE\"; do not edit."
+		echo "gcc $("$(lib_compiler)" -dumpfullversion)"
+		echo "sha256 ${sum%% *}"
+	} >pgo/PROFILE
+	echo "pgo: the profile saved in pgo/ ($(find pgo/profile -name '*.gcda' | wc -l) files)"
+}
+
 runs=()
 while IFS= read -r c; do
 	c=${c#"${c%%[![:space:]]*}"}        # leading blanks
@@ -62,6 +123,7 @@ done < <(tr ';' '\n' <<<"$CASES")
 scripts/setup-build.sh "$DIR" -Dpgo=generate "$@"
 echo "+ meson configure $DIR -Dpgo=generate"
 meson configure "$DIR" -Dpgo=generate >/dev/null
+[ $SAVE -eq 0 ] || save_check
 find "$DIR" -name '*.gcda' -delete
 ninja -C "$DIR"
 scripts/hugepages.sh "$DIR"
@@ -87,6 +149,8 @@ prof=$(find "$DIR/libpmrdma.so."*.p -name '*.gcda' | wc -l)
 if [ "$prof" -eq 0 ] || [ "$prof" -ne "$objs" ]; then
 	fail "the training left $prof profile files for the library's $objs objects"
 fi
+
+[ $SAVE -eq 0 ] || save_profile "$n"
 
 echo "+ meson configure $DIR -Dpgo=use"
 meson configure "$DIR" -Dpgo=use >/dev/null

@@ -8,7 +8,11 @@
 # its name and leaves the build instrumented, not optimised with a partial
 # profile; training runs that load another build of the library (here
 # the uninstrumented one of OTHER_BUILD, through LD_LIBRARY_PATH) leave no
-# profile, which stops it too; no training run at all is refused.
+# profile, which stops it too; no training run at all is refused, and so
+# is --save into a build directory not directly inside the source tree.
+# --save in a copy of the source tree keeps the profile in the copy's
+# pgo/, and a build of the copy with the default -Dpgo (auto) compiles
+# every object of the library with it, matching (test-profile.py).
 # pgo.sh --mode tells a build's -Dpgo (used throughout) and refuses a
 # directory that is not a configured build.
 #   test-pgo.sh SOURCE_ROOT OTHER_BUILD
@@ -92,4 +96,45 @@ refused "training runs on another build of the library" \
 	"the training left 0 profile files for the library's" \
 	"send_lat -s 64 -n 1000" LD_LIBRARY_PATH="$OTHER"
 refused "no training run" "no training runs" " ; "
+# --save into a build directory outside the source tree: refused before
+# any training run
+rc=0
+PMR_PGO_CASES="send_lat -s 64 -n 1000" "$SRC/scripts/pgo.sh" --save "$B" \
+	>"$DIR/out" 2>&1 || rc=$?
+if [ $rc -ne 1 ] || grep -q "training run" "$DIR/out" ||
+   ! grep -qF "pgo: --save needs a build directory directly inside the source tree" "$DIR/out"; then
+	echo "FAIL: --save outside the source tree (status $rc)"
+	tail -n 5 "$DIR/out"
+	fail=1
+else
+	echo "ok: --save outside the source tree: refused"
+fi
+
+# --save in a copy of the source tree: the profile kept in its pgo/, and a
+# build of the copy with the default -Dpgo uses it, every object matching
+# (test-profile.py, the fast suite's check of the real tree)
+S=$DIR/src
+mkdir "$S"
+tar -C "$SRC" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$S" -xf -
+rm -rf "$S/pgo"
+if PMR_PGO_CASES="send_lat -s 64 -n 2000" "$S/scripts/pgo.sh" --save \
+	"$S/build-pgo" "${OPTS[@]}" >"$DIR/out" 2>&1 &&
+   grep -q "pgo: the profile saved in pgo/ (14 files)" "$DIR/out" &&
+   grep -qx "gcc $(gcc -dumpfullversion)" "$S/pgo/PROFILE"; then
+	echo "ok: pgo.sh --save: the profile in pgo/"
+else
+	echo "FAIL: pgo.sh --save"
+	tail -n 20 "$DIR/out"
+	fail=1
+fi
+meson setup "$S/build" "$S" "${OPTS[@]}" >"$DIR/out" 2>&1 &&
+	python3 "$SRC/test/pgo/test-profile.py" "$S" "$S/build" >"$DIR/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c "compiles with its profile, matching" "$DIR/out")" -ne 14 ]; then
+	echo "FAIL: a build of the default -Dpgo with the saved profile (status $rc)"
+	tail -n 20 "$DIR/out"
+	fail=1
+else
+	echo "ok: a build of the default -Dpgo with the saved profile: all 14 objects"
+fi
 exit $fail
