@@ -122,6 +122,8 @@ static bool server;
 static FILE *samples_f;          /* --samples: open on the client */
 
 static bool peer_stopped;        /* the peer said ABORT: no word back */
+static char lbuf[1 << 16];       /* the control connection's input */
+static size_t llen;
 
 /* Milliseconds since t0 (CLOCK_MONOTONIC). */
 static long ms_since(const struct timespec *t0)
@@ -186,16 +188,54 @@ static void abort_peer(const char *why)
 	}
 }
 
+/*
+ * The reason in an ABORT line of the peer's that is already here (taken
+ * in, or arriving without a wait), into out.  An end that stops on an
+ * error of its own, most often a completion in error because the peer's
+ * engine stopped, then says why the peer stopped too.
+ */
+static bool peer_abort(char *out, size_t n)
+{
+	if (llen < sizeof(lbuf)) {
+		ssize_t r = recv(sock, lbuf + llen, sizeof(lbuf) - llen,
+				 MSG_DONTWAIT);
+
+		if (r > 0)
+			llen += (size_t)r;
+	}
+	for (size_t off = 0; off < llen;) {
+		char *nl = memchr(lbuf + off, '\n', llen - off);
+		size_t l;
+
+		if (nl == NULL)
+			break;
+		l = (size_t)(nl - (lbuf + off));
+		if (l >= 6 && memcmp(lbuf + off, "ABORT ", 6) == 0) {
+			snprintf(out, n, "%.*s", (int)(l - 6), lbuf + off + 6);
+			return true;
+		}
+		off += l + 1;
+	}
+	return false;
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
-	char why[512];
+	char why[512], peer[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "pmr-perf: %s\n", why);
+	if (sock >= 0 && !peer_stopped && peer_abort(peer, sizeof(peer))) {
+		/* the peer waits for this end to go, and is told nothing */
+		peer_stopped = true;
+		fprintf(stderr, "pmr-perf: %s; the peer stopped: %s\n", why,
+			peer);
+	} else {
+		fprintf(stderr, "pmr-perf: %s\n", why);
+	}
 	engine_stop();
 	if (sock >= 0 && !peer_stopped)
 		abort_peer(why);
@@ -320,9 +360,6 @@ static double opt_seconds(const char *name, const char *arg)
 }
 
 /* ---- TCP control channel ---------------------------------------------- */
-
-static char lbuf[1 << 16];
-static size_t llen;
 
 static void tcp_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void tcp_send(const char *fmt, ...)
@@ -1986,9 +2023,10 @@ static int qp_outs(void)
 {
 	struct pmr_qp_attr a;
 	struct pmr_qp_init_attr ia;
+	int ret = pmr_query_qp(qps[0].qp, &a, PMR_QP_MAX_QP_RD_ATOMIC, &ia);
 
-	if (pmr_query_qp(qps[0].qp, &a, PMR_QP_MAX_QP_RD_ATOMIC, &ia) != 0)
-		die("pmr_query_qp failed");
+	if (ret != 0)
+		die("pmr_query_qp: %s", strerror(ret));
 	return a.max_rd_atomic;
 }
 

@@ -19,10 +19,14 @@
 # frames back, or a long message over memif leaves in one
 # transmit call (the device's tx_flush not on by default there), or
 # (root) the raw stream over af_packet is clocked on other frames than
-# its own; it does not judge speed (bench/run.sh does that).
-#   test-perf-short.sh PMR_PERF
+# its own; it does not judge speed (bench/run.sh does that).  With
+# PMR_PERF_FAULT (pmr-perf built with test_fault.c), a failed system call
+# or verb that no run provokes stops its end with the call's message, and
+# the other end too.
+#   test-perf-short.sh PMR_PERF PMR_PERF_FAULT
 set -uo pipefail
 BIN=$1
+FBIN=$2
 DIR=$(mktemp -d /tmp/pmr-perf-test.XXXXXX)
 # the veth pair of the af_packet part, at the end (root only), with the
 # func tests' helpers (veth_names, veth_up, veth_del, AFP_ARGS); cleanup
@@ -63,11 +67,15 @@ expect() {
 # ctl_proxy.py, which changes one line (its log in $DIR/proxy.log).
 # DEVS_S, DEVS_C: the devices from PMR_DEVICES=DEVS_S (server) and
 # DEVS_C (client) instead of --dev.
+# FAULT_S, FAULT_C: that end is PMR_PERF_FAULT with PMR_PERF_FAULT=FAULT_*
+# (the call test_fault.c makes fail).
 # The exit codes in s_rc and c_rc.
 # @return 0 when both ended well
 pair() {
 	local sock=$DIR/memif.sock p=$((port++)) rc devx='' ls=1 lc=0
-	local ns_s='' ns_c='' host=127.0.0.1 cp ppid=''
+	local ns_s='' ns_c='' host=127.0.0.1 cp ppid='' bin_s=$BIN bin_c=$BIN
+	[ -n "${FAULT_S:-}" ] && bin_s=$FBIN
+	[ -n "${FAULT_C:-}" ] && bin_c=$FBIN
 	local dev_s=(--dev "port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01")
 	local dev_c=(--dev "port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02")
 	local vd_s="net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192"
@@ -85,7 +93,8 @@ pair() {
 	fi
 	rm -f "$sock"
 	# shellcheck disable=SC2086
-	PMR_DEVICES=${DEVS_S:-} timeout 60 $ns_s "$BIN" "$@" -p "$p" --json \
+	PMR_DEVICES=${DEVS_S:-} PMR_PERF_FAULT=${FAULT_S:-} \
+		timeout 60 $ns_s "$bin_s" "$@" -p "$p" --json \
 		"${dev_s[@]}" -- \
 		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "$vd_s" >"$DIR/server.log" 2>&1 &
@@ -99,7 +108,8 @@ pair() {
 	fi
 	sleep 0.3
 	# shellcheck disable=SC2086
-	PMR_DEVICES=${DEVS_C:-} timeout 60 $ns_c "$BIN" "$@" -p "$cp" --json "$host" \
+	PMR_DEVICES=${DEVS_C:-} PMR_PERF_FAULT=${FAULT_C:-} \
+		timeout 60 $ns_c "$bin_c" "$@" -p "$cp" --json "$host" \
 		"${dev_c[@]}" -- \
 		-l $lc --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "$vd_c" >"$DIR/out" 2>"$DIR/client.err"
@@ -184,6 +194,35 @@ ctl_bad() {
 	fi
 }
 
+# faulted WHO FAULT MESSAGE ARGS...: a pair whose WHO (server or client)
+# is pmr-perf-fault with PMR_PERF_FAULT=FAULT: it must stop with MESSAGE,
+# and the other end too, on its own, saying "the peer stopped: MESSAGE"
+# (after an error of its own that it names first, where the stop
+# reached it that way: a completion in error)
+faulted() {
+	local who=$1 fault=$2 msg=$3 w_rc o_rc w_log o_log
+	shift 3
+	if [ "$who" = server ]; then
+		FAULT_S=$fault pair "$@"
+		w_rc=$s_rc w_log=$DIR/server.log o_rc=$c_rc o_log=$DIR/client.err
+	else
+		FAULT_C=$fault pair "$@"
+		w_rc=$c_rc w_log=$DIR/client.err o_rc=$s_rc o_log=$DIR/server.log
+	fi
+	if [ "$w_rc" -ne 1 ] || ! grep -qF "pmr-perf: $msg" "$w_log" ||
+	   [ "$o_rc" -ne 1 ] ||
+	   ! grep -qE "^pmr-perf: (.*; )?the peer stopped: $msg\$" "$o_log"; then
+		echo "FAIL: pmr-perf $* with $fault failing in the $who: it did" \
+		     "not stop with '$msg' (rc $w_rc), or the other end not" \
+		     "with 'the peer stopped: $msg' (rc $o_rc)"
+		tail -n 5 "$DIR/client.err" "$DIR/server.log"
+		fail=1
+	else
+		echo "ok: pmr-perf $* with $fault failing in the $who: it" \
+		     "stopped ($msg), the other end too"
+	fi
+}
+
 # png_ok FILE WHAT: FILE is a PNG picture
 png_ok() {
 	if [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ] ||
@@ -262,11 +301,14 @@ PY
 
 # reject MESSAGE ARGS...: options it must refuse with MESSAGE, before
 # any EAL or TCP set-up (no server runs, no port: anything accepted dies
-# later with another message)
+# later with another message).  R_FAULT=F: pmr-perf-fault with
+# PMR_PERF_FAULT=F instead.
 reject() {
-	local msg=$1 out
+	local msg=$1 out bin=$BIN
 	shift
-	if out=$(timeout 10 "$BIN" "$@" 127.0.0.1 -- -l 0 --no-pci "${MEM[@]}" 2>&1) ||
+	[ -n "${R_FAULT:-}" ] && bin=$FBIN
+	if out=$(PMR_PERF_FAULT=${R_FAULT:-} timeout 10 "$bin" "$@" 127.0.0.1 \
+		 -- -l 0 --no-pci "${MEM[@]}" 2>&1) ||
 	   ! grep -qF "pmr-perf: $msg" <<<"$out"; then
 		echo "FAIL: pmr-perf $* was not refused with '$msg': $out"
 		fail=1
@@ -460,6 +502,24 @@ SERVICE=1 ctl_bad server "control: expected MORE or STOP, got 'MAYBE'" \
 	c2s MORE replace MAYBE write_bw --run_infinitely -D 0.3 --progress service
 SERVICE=1 ctl_bad server "control: expected 'END', got 'ENDX'" \
 	c2s END replace ENDX send_bw -n 100000 --progress service
+
+# calls that fail in no run, made to fail (pmr-perf-fault): each stops
+# its end with the call's message, and the other end too.  A server
+# whose completion channel fails leaves its client's requests
+# unanswered: the client stops on its completions in error, then tells
+# why the server stopped.
+R_FAULT=sigaction reject "sigaction: Invalid argument" send_lat --run_infinitely
+faulted client comp_channel "pmr_create_comp_channel: Too many open files" \
+	send_lat -e -n 100
+faulted server comp_channel "pmr_create_comp_channel: Too many open files" \
+	send_lat -e -n 100
+faulted client poll_channel "poll on the completion channel: Invalid argument" \
+	send_lat -e -n 100
+faulted server poll_channel "poll on the completion channel: Invalid argument" \
+	send_lat -e -n 100
+faulted client query_qp "pmr_query_qp: Input/output error" read_lat -n 100
+SERVICE=1 faulted server poll_socket "poll: Invalid argument" \
+	write_bw -n 20000 --progress service
 
 run send_lat -s 64 -n 2000 --raw-compare
 expect '"mode":"rdma".*"progress":"inline"' "send_lat: not in inline mode by default"

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmr-perf-fault: pmr-perf (the same source) linked with this file and
+ * -Wl,--wrap for the calls below, so that the failures of system calls
+ * and verbs that no run provokes can be tested (test-perf-short.sh).
+ * PMR_PERF_FAULT names the one that fails; unset, every call goes
+ * through:
+ *
+ *   sigaction      installing the SIGTERM handler (--run_infinitely)
+ *   comp_channel   pmr_create_comp_channel (-e): NULL, errno EMFILE
+ *   query_qp       pmr_query_qp (the QPs' max_rd_atomic in the result):
+ *                  EIO
+ *   poll_channel   poll() on the completion channel's descriptor (-e):
+ *                  -1, errno EINVAL
+ *   poll_socket    the first poll() of a socket with a 100 ms timeout
+ *                  (a server with --progress service waiting for the
+ *                  client's next line): -1, errno EINVAL; the later ones
+ *                  go through, the wait for the peer's close among them
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pmr_verbs.h>
+
+int __real_sigaction(int sig, const struct sigaction *act,
+		     struct sigaction *old);
+int __wrap_sigaction(int sig, const struct sigaction *act,
+		     struct sigaction *old);
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+struct pmr_comp_channel *
+__real_pmr_create_comp_channel(struct pmr_context *context);
+struct pmr_comp_channel *
+__wrap_pmr_create_comp_channel(struct pmr_context *context);
+int __real_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			int mask, struct pmr_qp_init_attr *init);
+int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			int mask, struct pmr_qp_init_attr *init);
+
+static int chan_fd = -1;
+
+static bool armed(const char *name)
+{
+	const char *f = getenv("PMR_PERF_FAULT");
+
+	return f != NULL && strcmp(f, name) == 0;
+}
+
+int __wrap_sigaction(int sig, const struct sigaction *act,
+		     struct sigaction *old)
+{
+	if (sig == SIGTERM && armed("sigaction")) {
+		errno = EINVAL;
+		return -1;
+	}
+	return __real_sigaction(sig, act, old);
+}
+
+struct pmr_comp_channel *
+__wrap_pmr_create_comp_channel(struct pmr_context *context)
+{
+	struct pmr_comp_channel *ch;
+
+	if (armed("comp_channel")) {
+		errno = EMFILE;
+		return NULL;
+	}
+	ch = __real_pmr_create_comp_channel(context);
+	if (ch != NULL)
+		chan_fd = ch->fd;
+	return ch;
+}
+
+int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			int mask, struct pmr_qp_init_attr *init)
+{
+	if (armed("query_qp"))
+		return EIO;
+	return __real_pmr_query_qp(qp, attr, mask, init);
+}
+
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	static bool socket_failed;
+	struct stat st;
+
+	if (n == 1 && chan_fd >= 0 && fds[0].fd == chan_fd &&
+	    armed("poll_channel")) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n == 1 && timeout == 100 && !socket_failed &&
+	    armed("poll_socket") && fstat(fds[0].fd, &st) == 0 &&
+	    S_ISSOCK(st.st_mode)) {
+		socket_failed = true;
+		errno = EINVAL;
+		return -1;
+	}
+	return __real_poll(fds, n, timeout);
+}
