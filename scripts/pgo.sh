@@ -3,9 +3,10 @@
 #
 #   scripts/pgo.sh [--save] [BUILD_DIR [MESON_OPTION...]]
 #                                      (default: build-pgo)
-#   scripts/pgo.sh --mode BUILD_DIR    print BUILD_DIR's -Dpgo (off,
-#                                      generate or use); status 1 if it
-#                                      is not a configured build
+#   scripts/pgo.sh --mode BUILD_DIR    print BUILD_DIR's -Dpgo (auto,
+#                                      tree, off, generate or use);
+#                                      status 1 if it is not a
+#                                      configured build
 #
 # 1. configures BUILD_DIR with -Dpgo=generate (and the MESON_OPTIONs, when
 #    it sets it up) and builds it: the library instrumented, pmr-perf and
@@ -16,8 +17,8 @@
 # 3. with --save, keeps that profile in the source tree (pgo/profile/ and
 #    pgo/PROFILE), where every build of the project finds it (-Dpgo=auto,
 #    the default; meson.build): BUILD_DIR must then be directly inside
-#    the source tree, at -O2 and without sanitizers, as the builds that
-#    use it;
+#    the source tree, at -O2 and without sanitizers or coverage, as the
+#    builds that use it;
 # 4. reconfigures BUILD_DIR with -Dpgo=use and builds the library again
 #    with that profile.
 #
@@ -78,7 +79,8 @@ PY
 }
 
 # save_check: BUILD_DIR can make the profile kept in the tree (before
-# the training): directly inside the source tree, -O2, no sanitizers
+# the training): directly inside the source tree, -O2, no sanitizers or
+# coverage
 save_check() {
 	[ "$(cd "$DIR/.." && pwd -P)" = "$(pwd -P)" ] ||
 		fail "--save needs a build directory directly inside the source tree"
@@ -86,6 +88,8 @@ save_check() {
 		fail "--save needs an -O2 build (-Doptimization=2)"
 	[ "$(build_option b_sanitize)" = none ] ||
 		fail "--save needs a build without sanitizers"
+	[ "$(build_option b_coverage)" = False ] ||
+		fail "--save needs a build without coverage"
 }
 
 # save_profile RUNS: the profile of BUILD_DIR's training, named as gcc

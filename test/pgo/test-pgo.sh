@@ -9,7 +9,8 @@
 # profile; training runs that load another build of the library (here
 # the uninstrumented one of OTHER_BUILD, through LD_LIBRARY_PATH) leave no
 # profile, which stops it too; no training run at all is refused, and so
-# is --save into a build directory not directly inside the source tree.
+# is --save into a build directory not directly inside the source tree,
+# or into one at another -O level, with sanitizers or with coverage.
 # --save in a copy of the source tree keeps the profile in the copy's
 # pgo/, and a build of the copy with the default -Dpgo (auto) compiles
 # every object of the library with it, matching (test-profile.py).
@@ -117,6 +118,25 @@ S=$DIR/src
 mkdir "$S"
 tar -C "$SRC" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$S" -xf -
 rm -rf "$S/pgo"
+# --save into a build that is not the one the profile is for: refused
+# before anything is built
+for bad in "-Doptimization=3|an -O2 build" \
+	   "-Db_sanitize=address|a build without sanitizers" \
+	   "-Db_coverage=true|a build without coverage"; do
+	rc=0
+	"$S/scripts/pgo.sh" --save "$S/build-bad" "${OPTS[@]}" "${bad%%|*}" \
+		>"$DIR/out" 2>&1 || rc=$?
+	if [ $rc -ne 1 ] || grep -q "training run" "$DIR/out" ||
+	   ! grep -qF "pgo: --save needs ${bad#*|}" "$DIR/out" ||
+	   [ -e "$S/pgo" ]; then
+		echo "FAIL: --save with ${bad%%|*} (status $rc)"
+		tail -n 5 "$DIR/out"
+		fail=1
+	else
+		echo "ok: --save with ${bad%%|*}: refused"
+	fi
+	rm -rf "$S/build-bad"
+done
 if PMR_PGO_CASES="send_lat -s 64 -n 2000" "$S/scripts/pgo.sh" --save \
 	"$S/build-pgo" "${OPTS[@]}" >"$DIR/out" 2>&1 &&
    grep -q "pgo: the profile saved in pgo/ (14 files)" "$DIR/out" &&
