@@ -96,6 +96,7 @@ struct opts {
 	int raw_burst;           /* frames per raw transmit burst */
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
+	int gid_index;           /* -x: the QPs' source GID */
 	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
@@ -118,6 +119,7 @@ static struct opts o = {
 static uint64_t hz;
 static int sock = -1;            /* the control connection */
 static struct pmr_context *ctx;
+static union pmr_gid sgid;       /* the GID of -x, the QPs' source */
 static bool server;
 static FILE *samples_f;          /* --samples: open on the client */
 
@@ -602,9 +604,20 @@ static const char *progress_name(void)
 
 static int qp_outs(void);
 
-/* JSON, an RDMA result of a read or atomic test: -o as the QPs have it */
-static void json_outs(void)
+/* A GID as an IPv6 address (an IPv4-mapped one as ::ffff:a.b.c.d). */
+static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
 {
+	return inet_ntop(AF_INET6, g->raw, b, (socklen_t)n) != NULL ? b : "?";
+}
+
+/* JSON, an RDMA result: the QPs' source GID (-x), and in a read or
+ * atomic test -o as the QPs have it */
+static void json_qp_fields(void)
+{
+	char g[INET6_ADDRSTRLEN];
+
+	printf(",\"gid_index\":%d,\"gid\":\"%s\"", o.gid_index,
+	       gid_str(&sgid, g, sizeof(g)));
 	if (o.op == OP_READ || o.op == OP_ATOMIC)
 		printf(",\"outs\":%d", qp_outs());
 }
@@ -623,7 +636,7 @@ static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 		/* RDMA results: the engine's progress mode, and the
 		 * frames a transmit call of the client's port */
 		if (strcmp(mode, "raw") != 0) {
-			json_outs();
+			json_qp_fields();
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"tx_frames_per_burst\":%.2f",
 			       progress_name(), o.events ? "true" : "false",
@@ -716,7 +729,7 @@ static void bw_print(const struct bw_res *r, bool raw)
 			       r->local_iters, r->remote_iters,
 			       bw_unit(r->local_avg), bw_unit(r->remote_avg));
 		if (!raw) {
-			json_outs();
+			json_qp_fields();
 			printf(",\"progress\":\"%s\",\"events\":%s,"
 			       "\"cq_events\":%lu,\"post_list\":%d,"
 			       "\"tx_frames_per_burst\":%.2f,\"warmup_us\":%.1f",
@@ -1905,18 +1918,38 @@ static bool qp_line_parse(const char *l, struct rqp *q)
 	return true;
 }
 
+/* An IPv4-mapped GID (::ffff:a.b.c.d): RoCEv2 over IPv4. */
+static bool gid_is_v4(const union pmr_gid *g)
+{
+	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(g->raw, pfx, sizeof(pfx)) == 0;
+}
+
+/* -x: the device's GID at that index, the QPs' source (an unused entry
+ * reads as zeroes) */
+static void sgid_pick(void)
+{
+	static const union pmr_gid zero;
+
+	if (pmr_query_gid(ctx, 1, o.gid_index, &sgid) != 0 ||
+	    memcmp(&sgid, &zero, sizeof(zero)) == 0)
+		die("-x %d: the device has no GID at that index (0 is its "
+		    "IPv4 or IPv6 address, 1 its IPv6 one when it has both)",
+		    o.gid_index);
+}
+
 static void qps_exchange(void)
 {
-	union pmr_gid gid;
-	char l[256];
+	char l[256], mine[INET6_ADDRSTRLEN], theirs[INET6_ADDRSTRLEN];
 
-	pmr_query_gid(ctx, 1, 0, &gid);
+	sgid_pick();
 	for (int i = 0; i < o.nqp; i++) {
 		struct rqp *q = &qps[i];
 		char g[33];
 
 		for (int b = 0; b < 16; b++)
-			sprintf(g + 2 * b, "%02x", gid.raw[b]);
+			sprintf(g + 2 * b, "%02x", sgid.raw[b]);
 		tcp_send("QP %06x %06x %08x %016lx %016lx %s\n",
 			 q->qp->qp_num, q->psn, mr->rkey,
 			 (uint64_t)(uintptr_t)q->lbuf,
@@ -1926,6 +1959,13 @@ static void qps_exchange(void)
 		tcp_line(l, sizeof(l));
 		if (!qp_line_parse(l, &qps[i]))
 			die("bad QP line '%s'", l);
+		/* the engine takes no path from one family to the other */
+		if (gid_is_v4(&qps[i].rgid) != gid_is_v4(&sgid))
+			die("this end's GID %s (-x %d) and the peer's %s are "
+			    "not of one family (IPv4, IPv6): give each end the "
+			    "-x of the same one",
+			    gid_str(&sgid, mine, sizeof(mine)), o.gid_index,
+			    gid_str(&qps[i].rgid, theirs, sizeof(theirs)));
 	}
 }
 
@@ -1972,6 +2012,7 @@ static void qps_connect(void)
 			a.ah_attr.is_global = 1;
 			a.ah_attr.port_num = 1;
 			a.ah_attr.grh.dgid = q->rgid;
+			a.ah_attr.grh.sgid_index = (uint8_t)o.gid_index;
 			a.ah_attr.grh.hop_limit = 64;
 			mask |= PMR_QP_AV | PMR_QP_PATH_MTU | PMR_QP_DEST_QPN |
 				PMR_QP_RQ_PSN;
@@ -2011,6 +2052,7 @@ static void qps_connect(void)
 		aa.is_global = 1;
 		aa.port_num = 1;
 		aa.grh.dgid = qps[0].rgid;
+		aa.grh.sgid_index = (uint8_t)o.gid_index;
 		aa.grh.hop_limit = 64;
 		ud_ah = pmr_create_ah(pd, &aa);
 		if (ud_ah == NULL)
@@ -2725,6 +2767,10 @@ static void usage(void)
 "  -d, --ib-dev NAME     the device of PMR_DEVICES named NAME (pmr_roce0\n"
 "                        for its first entry, pmr_roce1 for the second...;\n"
 "                        default: its first roce entry); not with --dev\n"
+"  -x, --gid-index N     the QPs' source GID: index N of the device's GID\n"
+"                        table (default 0: its IPv4 address, or its IPv6\n"
+"                        one if it has no IPv4; 1: the IPv6 one when it\n"
+"                        has both); each end its own, of one family\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -2773,7 +2819,7 @@ static int parse_opts(int argc, char **argv)
 		{ "samples", 1, NULL, O_SAMPLES }, { "raw", 0, NULL, O_RAW },
 		{ "run_infinitely", 0, NULL, O_FOREVER },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
-		{ "ib-dev", 1, NULL, 'd' },
+		{ "ib-dev", 1, NULL, 'd' }, { "gid-index", 1, NULL, 'x' },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
@@ -2787,7 +2833,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:h", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2823,6 +2869,9 @@ static int parse_opts(int argc, char **argv)
 		case 'e': o.events = true; break;
 		case 'b': o.bidir = true; break;
 		case 'o': o.outs = (int)opt_int("-o", optarg, 1, OUTS_MAX); break;
+		case 'x':
+			o.gid_index = (int)opt_int("-x", optarg, 0, 255);
+			break;
 		case 'c':
 			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;
 			else if (strcmp(optarg, "UC") == 0) o.qpt = PMR_QPT_UC;

@@ -13,7 +13,7 @@
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
-# the device of PMR_DEVICES that -d names),
+# the device of PMR_DEVICES that -d names, the source GID of -x),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -194,32 +194,46 @@ ctl_bad() {
 	fi
 }
 
-# faulted WHO FAULT MESSAGE ARGS...: a pair whose WHO (server or client)
-# is pmr-perf-fault with PMR_PERF_FAULT=FAULT: it must stop with MESSAGE,
-# and the other end too, on its own, saying "the peer stopped: MESSAGE"
-# (after an error of its own that it names first, where the stop
-# reached it that way: a completion in error)
-faulted() {
-	local who=$1 fault=$2 msg=$3 w_rc o_rc w_log o_log
-	shift 3
+# stops WHO MESSAGE ARGS...: a pair (as pair()'s variables set it up)
+# whose WHO (server or client) must stop with MESSAGE, and the other end
+# too, on its own, saying "the peer stopped: MESSAGE" (after an error of
+# its own that it names first, where the stop reached it that way: a
+# completion in error)
+stops() {
+	local who=$1 msg=$2 w_rc o_rc w_log o_log how=''
+	shift 2
+	[ -n "${FAULT_S:-}" ] && how=" (the server failing $FAULT_S)"
+	[ -n "${FAULT_C:-}" ] && how=" (the client failing $FAULT_C)"
+	pair "$@"
 	if [ "$who" = server ]; then
-		FAULT_S=$fault pair "$@"
 		w_rc=$s_rc w_log=$DIR/server.log o_rc=$c_rc o_log=$DIR/client.err
 	else
-		FAULT_C=$fault pair "$@"
 		w_rc=$c_rc w_log=$DIR/client.err o_rc=$s_rc o_log=$DIR/server.log
 	fi
 	if [ "$w_rc" -ne 1 ] || ! grep -qF "pmr-perf: $msg" "$w_log" ||
 	   [ "$o_rc" -ne 1 ] ||
-	   ! grep -qE "^pmr-perf: (.*; )?the peer stopped: $msg\$" "$o_log"; then
-		echo "FAIL: pmr-perf $* with $fault failing in the $who: it did" \
+	   ! grep -qF "the peer stopped: $msg" "$o_log" ||
+	   ! grep -qE "^pmr-perf: (.*; )?the peer stopped: " "$o_log"; then
+		echo "FAIL: pmr-perf $*$how: the $who did" \
 		     "not stop with '$msg' (rc $w_rc), or the other end not" \
 		     "with 'the peer stopped: $msg' (rc $o_rc)"
 		tail -n 5 "$DIR/client.err" "$DIR/server.log"
 		fail=1
 	else
-		echo "ok: pmr-perf $* with $fault failing in the $who: it" \
+		echo "ok: pmr-perf $*$how: the $who" \
 		     "stopped ($msg), the other end too"
+	fi
+}
+
+# faulted WHO FAULT MESSAGE ARGS...: stops(), WHO being pmr-perf-fault
+# with PMR_PERF_FAULT=FAULT
+faulted() {
+	local who=$1 fault=$2
+	shift 2
+	if [ "$who" = server ]; then
+		FAULT_S=$fault stops "$who" "$@"
+	else
+		FAULT_C=$fault stops "$who" "$@"
 	fi
 }
 
@@ -457,6 +471,37 @@ for n in $names; do
 	PMR_DEVICES=$LOOPS reject "-d $n: a loop device" send_lat -d "$n"
 done
 PMR_DEVICES=$LOOPS reject "-d pmr_loop3: no such device" send_lat -d pmr_loop3
+
+# -x: the QPs' source GID, each end its own.  On devices with both
+# addresses index 1 is the IPv6 one (the JSON's gid names the one the QPs
+# took), over RC and UD; without -x, index 0, the IPv4 one.  Refused: an
+# index with no GID on the device; GIDs of two families.
+D6S="roce:port=0,ipv4=10.0.0.1,ipv6=fd00::1,mac=02:00:00:00:00:01"
+D6C="roce:port=0,ipv4=10.0.0.2,ipv6=fd00::2,mac=02:00:00:00:00:02"
+DEVS_S=$D6S DEVS_C=$D6C run send_lat -n 1000 -x 1
+expect '"mode":"rdma".*"gid_index":1,"gid":"fd00::2"' \
+	"send_lat -x 1: the QPs not on the IPv6 GID"
+DEVS_S=$D6S DEVS_C=$D6C run send_bw -c UD -s 64 -n 5000 --gid-index 1
+expect '"mode":"rdma".*"gid_index":1,"gid":"fd00::2"' \
+	"send_bw -c UD -x 1: the QPs not on the IPv6 GID"
+DEVS_S=$D6S DEVS_C=$D6C run write_lat -n 1000
+expect '"mode":"rdma".*"gid_index":0,"gid":"::ffff:10.0.0.2"' \
+	"write_lat: the QPs not on the IPv4 GID without -x"
+DEVS_S=$D6S DEVS_C=$DC stops client "-x 1: the device has no GID at that index" \
+	send_lat -n 100 -x 1
+reject "bad -x 256" send_lat -x 256
+reject "bad -x -1" send_lat -x -1
+DEVS_S="roce:port=0,ipv6=fd00::1,mac=02:00:00:00:00:01" DEVS_C=$DC \
+	pair send_lat -n 100
+if [ "$s_rc" -ne 1 ] || [ "$c_rc" -ne 1 ] ||
+   ! grep -qF "(-x 0) and the peer's fd00::1 are not of one family" "$DIR/client.err" ||
+   ! grep -qF "(-x 0) and the peer's ::ffff:10.0.0.2 are not of one family" "$DIR/server.log"; then
+	echo "FAIL: GIDs of two families (IPv6 server, IPv4 client) not refused (rc $s_rc $c_rc)"
+	tail -n 3 "$DIR/client.err" "$DIR/server.log"
+	fail=1
+else
+	echo "ok: GIDs of two families refused on both ends"
+fi
 
 # The control connection's later lines, changed on their way: each end
 # stops with a message on a line it must not take, at any step of the
