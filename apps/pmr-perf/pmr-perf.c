@@ -2767,6 +2767,7 @@ static void usage(void)
 "  -d, --ib-dev NAME     the device of PMR_DEVICES named NAME (pmr_roce0\n"
 "                        for its first entry, pmr_roce1 for the second...;\n"
 "                        default: its first roce entry); not with --dev\n"
+"  -i, --ib-port 1       the device's port (it has one)\n"
 "  -x, --gid-index N     the QPs' source GID: index N of the device's GID\n"
 "                        table (default 0: its IPv4 address, or its IPv6\n"
 "                        one if it has no IPv4; 1: the IPv6 one when it\n"
@@ -2820,6 +2821,7 @@ static int parse_opts(int argc, char **argv)
 		{ "run_infinitely", 0, NULL, O_FOREVER },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "ib-dev", 1, NULL, 'd' }, { "gid-index", 1, NULL, 'x' },
+		{ "ib-port", 1, NULL, 'i' },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
@@ -2833,7 +2835,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:h", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2871,6 +2873,11 @@ static int parse_opts(int argc, char **argv)
 		case 'o': o.outs = (int)opt_int("-o", optarg, 1, OUTS_MAX); break;
 		case 'x':
 			o.gid_index = (int)opt_int("-x", optarg, 0, 255);
+			break;
+		case 'i':       /* perftest's: the only port there is */
+			if (strcmp(optarg, "1") != 0)
+				die("bad -i %s: a device has one port, 1",
+				    optarg);
 			break;
 		case 'c':
 			if (strcmp(optarg, "RC") == 0) o.qpt = PMR_QPT_RC;

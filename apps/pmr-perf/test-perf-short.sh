@@ -13,7 +13,8 @@
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
-# the device of PMR_DEVICES that -d names, the source GID of -x),
+# the device of PMR_DEVICES that -d names, the source GID of -x, -i's
+# one port),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -484,12 +485,13 @@ expect '"mode":"rdma".*"gid_index":1,"gid":"fd00::2"' \
 DEVS_S=$D6S DEVS_C=$D6C run send_bw -c UD -s 64 -n 5000 --gid-index 1
 expect '"mode":"rdma".*"gid_index":1,"gid":"fd00::2"' \
 	"send_bw -c UD -x 1: the QPs not on the IPv6 GID"
-DEVS_S=$D6S DEVS_C=$D6C run write_lat -n 1000
+DEVS_S=$D6S DEVS_C=$D6C run write_lat -n 1000 -i 1
 expect '"mode":"rdma".*"gid_index":0,"gid":"::ffff:10.0.0.2"' \
 	"write_lat: the QPs not on the IPv4 GID without -x"
 DEVS_S=$D6S DEVS_C=$DC stops client "-x 1: the device has no GID at that index" \
 	send_lat -n 100 -x 1
 reject "bad -x 256" send_lat -x 256
+reject "bad -i 2: a device has one port, 1" send_lat -i 2
 reject "bad -x -1" send_lat -x -1
 DEVS_S="roce:port=0,ipv6=fd00::1,mac=02:00:00:00:00:01" DEVS_C=$DC \
 	pair send_lat -n 100
