@@ -359,6 +359,71 @@ static void inline_data(void)
 	CHECK_EQ(pmr_close_device(ctx), 0);
 }
 
+/* Progress stopped with QPs: a context that ran inline goes to manual
+ * progress (the only change taken once it has QPs); a WRITE posted then
+ * executes at pmr_progress only, however long the CQ is polled. */
+static void progress_stopped(void)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_context *ctx = pmr_open_device(v.dev);
+	struct pmr_pd *pd;
+	struct pmr_cq *cq;
+	struct pmr_qp *a, *b;
+	struct pmr_mr *mr;
+	static uint8_t src[16], dst[16];
+	struct pmr_sge s;
+	struct pmr_send_wr w;
+	struct pmr_wc wc;
+	int n = 0;
+
+	CHECK(ctx != NULL);
+	pd = pmr_alloc_pd(ctx);
+	CHECK(pd != NULL);
+	cq = pmr_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(cq != NULL);
+	mr = vt_mr(pd, dst, sizeof(dst), all_access);
+	a = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
+	b = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
+	vt_connect(&v, a, b->qp_num, &o);
+	vt_connect(&v, b, a->qp_num, &o);
+	s = (struct pmr_sge){ (uintptr_t)src, sizeof(src), 0 };
+	for (int k = 0; k < 2; k++) {
+		memset(src, 'A' + k, sizeof(src));
+		w = vt_swr((uint64_t)k, PMR_WR_RDMA_WRITE, &s, 1,
+			   PMR_SEND_SIGNALED | PMR_SEND_INLINE);
+		w.wr.rdma.remote_addr = (uintptr_t)dst;
+		w.wr.rdma.rkey = mr->rkey;
+		CHECK_EQ(vt_post_send1(a, &w), 0);
+		if (k == 0) {
+			/* inline: the post or the poll runs the engine */
+			vt_poll1(cq, &wc);
+			CHECK_WC(wc, PMR_WC_SUCCESS);
+			CHECK_EQ(dst[0], 'A');
+			CHECK_EQ(pmr_set_progress_mode(ctx,
+						       PMR_PROGRESS_MANUAL), 0);
+			CHECK_EQ(pmr_set_progress_mode(ctx,
+						       PMR_PROGRESS_INLINE), EBUSY);
+		}
+	}
+	CHECK_EQ(vt_count(cq, 50), 0);
+	CHECK_EQ(dst[0], 'A');
+	for (int i = 0; i < 100 && n == 0; i++) {
+		CHECK(pmr_progress(ctx, 32) >= 0);
+		n = pmr_poll_cq(cq, 1, &wc);
+		CHECK(n >= 0);
+	}
+	CHECK_EQ(n, 1);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 1u);
+	CHECK_EQ(dst[0], 'B');
+	CHECK_EQ(pmr_destroy_qp(a), 0);
+	CHECK_EQ(pmr_destroy_qp(b), 0);
+	CHECK_EQ(pmr_dereg_mr(mr), 0);
+	CHECK_EQ(pmr_destroy_cq(cq), 0);
+	CHECK_EQ(pmr_dealloc_pd(pd), 0);
+	CHECK_EQ(pmr_close_device(ctx), 0);
+}
+
 static struct pmr_send_wr write_wr(uint64_t id, struct pmr_sge *s,
 				   unsigned int flags)
 {
@@ -564,6 +629,7 @@ int main(void)
 	rdma();
 	atomic_errors();
 	inline_data();
+	progress_stopped();
 	signaling();
 	recv_too_small();
 	rnr();
