@@ -288,17 +288,53 @@ static void atomic_errors(void)
 	}
 }
 
+/* A context of its own with one CQ, an MR over buf and two RC QPs a and
+ * b connected to each other; its progress mode set first unless INLINE
+ * (the default). */
+struct own_ctx {
+	struct pmr_context *ctx;
+	struct pmr_pd *pd;
+	struct pmr_cq *cq;
+	struct pmr_mr *mr;
+	struct pmr_qp *a, *b;
+};
+
+static void own_ctx_open(struct own_ctx *c, enum pmr_progress_mode mode,
+			 void *buf, size_t len)
+{
+	struct vt_opts o = vt_opts_default();
+
+	c->ctx = pmr_open_device(v.dev);
+	CHECK(c->ctx != NULL);
+	if (mode != PMR_PROGRESS_INLINE)
+		CHECK_EQ(pmr_set_progress_mode(c->ctx, mode), 0);
+	c->pd = pmr_alloc_pd(c->ctx);
+	CHECK(c->pd != NULL);
+	c->cq = pmr_create_cq(c->ctx, 64, NULL, NULL, 0);
+	CHECK(c->cq != NULL);
+	c->mr = vt_mr(c->pd, buf, len, all_access);
+	c->a = vt_qp(c->pd, PMR_QPT_RC, c->cq, c->cq, 8, 0);
+	c->b = vt_qp(c->pd, PMR_QPT_RC, c->cq, c->cq, 8, 0);
+	vt_connect(&v, c->a, c->b->qp_num, &o);
+	vt_connect(&v, c->b, c->a->qp_num, &o);
+}
+
+static void own_ctx_close(struct own_ctx *c)
+{
+	CHECK_EQ(pmr_destroy_qp(c->a), 0);
+	CHECK_EQ(pmr_destroy_qp(c->b), 0);
+	CHECK_EQ(pmr_dereg_mr(c->mr), 0);
+	CHECK_EQ(pmr_destroy_cq(c->cq), 0);
+	CHECK_EQ(pmr_dealloc_pd(c->pd), 0);
+	CHECK_EQ(pmr_close_device(c->ctx), 0);
+}
+
 /* Inline SEND and WRITE: the source may change right after the post; it
  * need not be registered.  Manual progress proves the copy is taken at
  * post time. */
 static void inline_data(void)
 {
-	struct vt_opts o = vt_opts_default();
-	struct pmr_context *ctx = pmr_open_device(v.dev);
-	struct pmr_pd *pd;
-	struct pmr_cq *cq;
-	struct pmr_qp *a, *b;
-	struct pmr_mr *mr;
+	struct own_ctx c;
 	static uint8_t rbuf[256];
 	uint8_t msg[48];
 	struct pmr_sge s, rs;
@@ -307,38 +343,28 @@ static void inline_data(void)
 	struct pmr_wc wc[4];
 	int n = 0;
 
-	CHECK(ctx != NULL);
-	CHECK_EQ(pmr_set_progress_mode(ctx, PMR_PROGRESS_MANUAL), 0);
-	pd = pmr_alloc_pd(ctx);
-	CHECK(pd != NULL);
-	cq = pmr_create_cq(ctx, 64, NULL, NULL, 0);
-	CHECK(cq != NULL);
-	mr = vt_mr(pd, rbuf, sizeof(rbuf), all_access);
-	a = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
-	b = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
-	vt_connect(&v, a, b->qp_num, &o);
-	vt_connect(&v, b, a->qp_num, &o);
+	own_ctx_open(&c, PMR_PROGRESS_MANUAL, rbuf, sizeof(rbuf));
 	memset(rbuf, 0, sizeof(rbuf));
-	rs = (struct pmr_sge){ (uintptr_t)rbuf, 64, mr->lkey };
+	rs = (struct pmr_sge){ (uintptr_t)rbuf, 64, c.mr->lkey };
 	r = vt_rwr(9, &rs, 1);
-	CHECK_EQ(vt_post_recv1(b, &r), 0);
+	CHECK_EQ(vt_post_recv1(c.b, &r), 0);
 
 	memset(msg, 'S', sizeof(msg));
 	s = (struct pmr_sge){ (uintptr_t)msg, 40, 0 /* not registered */ };
 	w = vt_swr(1, PMR_WR_SEND, &s, 1, PMR_SEND_SIGNALED | PMR_SEND_INLINE);
-	CHECK_EQ(vt_post_send1(a, &w), 0);
+	CHECK_EQ(vt_post_send1(c.a, &w), 0);
 	memset(msg, 'W', sizeof(msg));
 	w = vt_swr(2, PMR_WR_RDMA_WRITE, &s, 1,
 		   PMR_SEND_SIGNALED | PMR_SEND_INLINE);
 	w.wr.rdma.remote_addr = (uintptr_t)rbuf + 100;
-	w.wr.rdma.rkey = mr->rkey;
-	CHECK_EQ(vt_post_send1(a, &w), 0);
+	w.wr.rdma.rkey = c.mr->rkey;
+	CHECK_EQ(vt_post_send1(c.a, &w), 0);
 	memset(msg, 'X', sizeof(msg));
 	for (int i = 0; i < 100 && n < 3; i++) {
 		int k;
 
-		pmr_progress(ctx, 32);
-		k = pmr_poll_cq(cq, 4 - n, wc + n);
+		pmr_progress(c.ctx, 32);
+		k = pmr_poll_cq(c.cq, 4 - n, wc + n);
 		CHECK(k >= 0);
 		n += k;
 	}
@@ -351,12 +377,7 @@ static void inline_data(void)
 	}
 	CHECK_EQ(rbuf[40], 0);
 	CHECK_EQ(rbuf[140], 0);
-	CHECK_EQ(pmr_destroy_qp(a), 0);
-	CHECK_EQ(pmr_destroy_qp(b), 0);
-	CHECK_EQ(pmr_dereg_mr(mr), 0);
-	CHECK_EQ(pmr_destroy_cq(cq), 0);
-	CHECK_EQ(pmr_dealloc_pd(pd), 0);
-	CHECK_EQ(pmr_close_device(ctx), 0);
+	own_ctx_close(&c);
 }
 
 /* Progress stopped with QPs: a context that ran inline goes to manual
@@ -364,64 +385,45 @@ static void inline_data(void)
  * executes at pmr_progress only, however long the CQ is polled. */
 static void progress_stopped(void)
 {
-	struct vt_opts o = vt_opts_default();
-	struct pmr_context *ctx = pmr_open_device(v.dev);
-	struct pmr_pd *pd;
-	struct pmr_cq *cq;
-	struct pmr_qp *a, *b;
-	struct pmr_mr *mr;
+	struct own_ctx c;
 	static uint8_t src[16], dst[16];
 	struct pmr_sge s;
 	struct pmr_send_wr w;
 	struct pmr_wc wc;
 	int n = 0;
 
-	CHECK(ctx != NULL);
-	pd = pmr_alloc_pd(ctx);
-	CHECK(pd != NULL);
-	cq = pmr_create_cq(ctx, 16, NULL, NULL, 0);
-	CHECK(cq != NULL);
-	mr = vt_mr(pd, dst, sizeof(dst), all_access);
-	a = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
-	b = vt_qp(pd, PMR_QPT_RC, cq, cq, 8, 0);
-	vt_connect(&v, a, b->qp_num, &o);
-	vt_connect(&v, b, a->qp_num, &o);
+	own_ctx_open(&c, PMR_PROGRESS_INLINE, dst, sizeof(dst));
 	s = (struct pmr_sge){ (uintptr_t)src, sizeof(src), 0 };
 	for (int k = 0; k < 2; k++) {
 		memset(src, 'A' + k, sizeof(src));
 		w = vt_swr((uint64_t)k, PMR_WR_RDMA_WRITE, &s, 1,
 			   PMR_SEND_SIGNALED | PMR_SEND_INLINE);
 		w.wr.rdma.remote_addr = (uintptr_t)dst;
-		w.wr.rdma.rkey = mr->rkey;
-		CHECK_EQ(vt_post_send1(a, &w), 0);
+		w.wr.rdma.rkey = c.mr->rkey;
+		CHECK_EQ(vt_post_send1(c.a, &w), 0);
 		if (k == 0) {
 			/* inline: the post or the poll runs the engine */
-			vt_poll1(cq, &wc);
+			vt_poll1(c.cq, &wc);
 			CHECK_WC(wc, PMR_WC_SUCCESS);
 			CHECK_EQ(dst[0], 'A');
-			CHECK_EQ(pmr_set_progress_mode(ctx,
+			CHECK_EQ(pmr_set_progress_mode(c.ctx,
 						       PMR_PROGRESS_MANUAL), 0);
-			CHECK_EQ(pmr_set_progress_mode(ctx,
+			CHECK_EQ(pmr_set_progress_mode(c.ctx,
 						       PMR_PROGRESS_INLINE), EBUSY);
 		}
 	}
-	CHECK_EQ(vt_count(cq, 50), 0);
+	CHECK_EQ(vt_count(c.cq, 50), 0);
 	CHECK_EQ(dst[0], 'A');
 	for (int i = 0; i < 100 && n == 0; i++) {
-		CHECK(pmr_progress(ctx, 32) >= 0);
-		n = pmr_poll_cq(cq, 1, &wc);
+		CHECK(pmr_progress(c.ctx, 32) >= 0);
+		n = pmr_poll_cq(c.cq, 1, &wc);
 		CHECK(n >= 0);
 	}
 	CHECK_EQ(n, 1);
 	CHECK_WC(wc, PMR_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, 1u);
 	CHECK_EQ(dst[0], 'B');
-	CHECK_EQ(pmr_destroy_qp(a), 0);
-	CHECK_EQ(pmr_destroy_qp(b), 0);
-	CHECK_EQ(pmr_dereg_mr(mr), 0);
-	CHECK_EQ(pmr_destroy_cq(cq), 0);
-	CHECK_EQ(pmr_dealloc_pd(pd), 0);
-	CHECK_EQ(pmr_close_device(ctx), 0);
+	own_ctx_close(&c);
 }
 
 static struct pmr_send_wr write_wr(uint64_t id, struct pmr_sge *s,
