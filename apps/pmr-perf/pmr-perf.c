@@ -488,12 +488,20 @@ static void tcp_open(void)
 
 		snprintf(port, sizeof(port), "%d", o.tcp_port);
 		if (getaddrinfo(o.host, port, &hints, &res) != 0)
-			die("cannot resolve %s", o.host);
+			die("cannot resolve '%s'", o.host);
 		for (int t = 0;; t++) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (connect(sock, res->ai_addr, res->ai_addrlen) == 0)
+			int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+			if (fd < 0)
+				die("socket: %s", strerror(errno));
+			if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+				sock = fd;
 				break;
-			close(sock);
+			}
+			/* (sock stays -1: die() must not write to a
+			 * descriptor number another thread may have
+			 * taken since) */
+			close(fd);
 			if (t > 300)
 				die("cannot connect to %s:%d", o.host,
 				    o.tcp_port);

@@ -332,6 +332,28 @@ reject() {
 	fi
 }
 
+# A client whose server never comes: it tries to connect for 30 s, then
+# stops.  Started here, on a port nothing listens on, and judged at the
+# end (it only sleeps meanwhile).  And a host it cannot resolve (an
+# empty name, which asks no name server).
+noconn_port=$((port++))
+NULLDEV=(--dev "port=0,ipv4=10.0.0.2" -- -l 0 --no-pci "${MEM[@]}"
+	 --log-level=lib.eal:error --vdev net_null0)
+(
+	t0=$(date +%s)
+	timeout 60 "$BIN" send_lat -p "$noconn_port" 127.0.0.1 "${NULLDEV[@]}" \
+		--file-prefix ptn$$ >"$DIR/noconn.out" 2>&1
+	echo "$? $(($(date +%s) - t0))" >"$DIR/noconn.rc"
+) &
+noconn_pid=$!
+if out=$(timeout 20 "$BIN" send_lat "" "${NULLDEV[@]}" --file-prefix ptr$$ 2>&1) ||
+   ! grep -qF "pmr-perf: cannot resolve ''" <<<"$out"; then
+	echo "FAIL: a host that does not resolve: $out"
+	fail=1
+else
+	echo "ok: a host that does not resolve: refused"
+fi
+
 reject "bad -m 1500" send_lat -m 1500
 reject "bad -m 4x" send_lat -m 4x
 reject "bad -s 2147483649" send_bw -s 2147483649
@@ -918,5 +940,16 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	fi
 else
 	echo "SKIP: the af_packet part (needs root and iproute2)"
+fi
+
+wait "$noconn_pid"
+read -r rc secs <"$DIR/noconn.rc"
+if [ "$rc" != 1 ] || [ "$secs" -lt 25 ] || [ "$secs" -gt 45 ] ||
+   ! grep -qF "pmr-perf: cannot connect to 127.0.0.1:$noconn_port" "$DIR/noconn.out"; then
+	echo "FAIL: a client with no server: status $rc after $secs s"
+	tail -n 3 "$DIR/noconn.out"
+	fail=1
+else
+	echo "ok: a client with no server stopped after $secs s"
 fi
 exit $fail
