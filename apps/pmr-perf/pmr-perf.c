@@ -44,7 +44,6 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_pause.h>
 
 #include "pmr_roce.h"
 #include "pmr_verbs.h"
@@ -190,6 +189,23 @@ static void abort_peer(const char *why)
 	}
 }
 
+/* Take in what the control connection has, without waiting.
+ * @return recv()'s result (0: the peer closed it) */
+static ssize_t lbuf_fill(void)
+{
+	ssize_t r = recv(sock, lbuf + llen, sizeof(lbuf) - llen, MSG_DONTWAIT);
+
+	if (r > 0)
+		llen += (size_t)r;
+	return r;
+}
+
+/* A control line of l bytes at p that is the peer's "ABORT <reason>" */
+static bool abort_line(const char *p, size_t l)
+{
+	return l >= 6 && memcmp(p, "ABORT ", 6) == 0;
+}
+
 /*
  * The reason in an ABORT line of the peer's that is already here (taken
  * in, or arriving without a wait), into out.  An end that stops on an
@@ -198,13 +214,8 @@ static void abort_peer(const char *why)
  */
 static bool peer_abort(char *out, size_t n)
 {
-	if (llen < sizeof(lbuf)) {
-		ssize_t r = recv(sock, lbuf + llen, sizeof(lbuf) - llen,
-				 MSG_DONTWAIT);
-
-		if (r > 0)
-			llen += (size_t)r;
-	}
+	if (llen < sizeof(lbuf))
+		lbuf_fill();
 	for (size_t off = 0; off < llen;) {
 		char *nl = memchr(lbuf + off, '\n', llen - off);
 		size_t l;
@@ -212,7 +223,7 @@ static bool peer_abort(char *out, size_t n)
 		if (nl == NULL)
 			break;
 		l = (size_t)(nl - (lbuf + off));
-		if (l >= 6 && memcmp(lbuf + off, "ABORT ", 6) == 0) {
+		if (abort_line(lbuf + off, l)) {
 			snprintf(out, n, "%.*s", (int)(l - 6), lbuf + off + 6);
 			return true;
 		}
@@ -397,7 +408,7 @@ static bool tcp_try_line(char *out, size_t n)
 		if (nl != NULL) {
 			size_t l = (size_t)(nl - lbuf);
 
-			if (l >= 6 && memcmp(lbuf, "ABORT ", 6) == 0) {
+			if (abort_line(lbuf, l)) {
 				peer_stopped = true;
 				die("the peer stopped: %.*s", (int)(l - 6),
 				    lbuf + 6);
@@ -412,8 +423,8 @@ static bool tcp_try_line(char *out, size_t n)
 		}
 		if (llen == sizeof(lbuf))
 			die("control line too long");
-		ssize_t r = recv(sock, lbuf + llen, sizeof(lbuf) - llen,
-				 MSG_DONTWAIT);
+		ssize_t r = lbuf_fill();
+
 		if (r == 0)
 			die("control connection closed by the peer");
 		if (r < 0) {
@@ -422,7 +433,6 @@ static bool tcp_try_line(char *out, size_t n)
 				return false;
 			die("control connection: recv: %s", strerror(errno));
 		}
-		llen += (size_t)r;
 	}
 }
 
