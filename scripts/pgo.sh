@@ -30,13 +30,19 @@
 # logs are printed) or the runs leave no profile for the library.
 set -euo pipefail
 
+# build_option NAME: the value of DIR's meson option NAME
+build_option() {
+	meson introspect --buildoptions "$DIR" | python3 -c 'import json, sys
+print([o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]][0])' "$1"
+}
+
 if [ "${1:-}" = --mode ]; then
 	if [ $# -ne 2 ] || [ ! -f "$2/meson-private/coredata.dat" ]; then
 		echo "pgo: --mode needs a configured build directory" >&2
 		exit 1
 	fi
-	meson introspect --buildoptions "$2" | python3 -c 'import json, sys
-print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pgo"][0])'
+	DIR=$2
+	build_option pgo
 	exit
 fi
 cd "$(dirname "$0")/.."
@@ -61,12 +67,6 @@ send_lat -s 64 -n 5000 -q 64"}
 fail() {
 	echo "pgo: $*" >&2
 	exit 1
-}
-
-# build_option NAME: the value of DIR's meson option NAME
-build_option() {
-	meson introspect --buildoptions "$DIR" | python3 -c 'import json, sys
-print([o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]][0])' "$1"
 }
 
 # lib_compiler: the compiler DIR builds the library with
