@@ -162,46 +162,17 @@ run_dies() {
 	fi
 }
 
-# ctl_bad WHO MESSAGE WAY PREFIX ACTION TEXT ARGS...: a pair whose
-# control connection has one line changed on its way (ctl_proxy.py WAY
-# PREFIX ACTION TEXT): WHO (server or client) must stop with MESSAGE,
-# and the other end must stop too, on its own (not by the timeout, not
-# by a signal), saying "the peer stopped: MESSAGE" (when the connection
-# was closed: that it was)
-ctl_bad() {
-	local who=$1 msg=$2 w_rc o_rc w_log o_log change="$3 '$4' $5 '$6'"
-	local o_msg="the peer stopped: $2"
-	[ "$5" = close ] && o_msg="control connection closed by the peer"
-	PROXY=("$3" "$4" "$5" "$6")
-	shift 6
-	pair "$@"
-	PROXY=()
-	if [ "$who" = server ]; then
-		w_rc=$s_rc w_log=$DIR/server.log o_rc=$c_rc o_log=$DIR/client.err
-	else
-		w_rc=$c_rc w_log=$DIR/client.err o_rc=$s_rc o_log=$DIR/server.log
-	fi
-	if ! grep -q '^changed: ' "$DIR/proxy.log" || [ "$w_rc" -ne 1 ] ||
-	   ! grep -qF "pmr-perf: $msg" "$w_log" || [ "$o_rc" -ne 1 ] ||
-	   ! grep -qF "pmr-perf: $o_msg" "$o_log"; then
-		echo "FAIL: pmr-perf $* with a control line changed ($change):" \
-		     "the $who did not stop with '$msg' (rc $w_rc), or the other" \
-		     "end not with '$o_msg' (rc $o_rc)"
-		tail -n 5 "$DIR/proxy.log" "$DIR/client.err" "$DIR/server.log"
-		fail=1
-	else
-		echo "ok: pmr-perf $* with a control line changed ($change):" \
-		     "the $who stopped ($msg), the other end too"
-	fi
-}
-
 # stops WHO MESSAGE ARGS...: a pair (as pair()'s variables set it up)
 # whose WHO (server or client) must stop with MESSAGE, and the other end
-# too, on its own, saying "the peer stopped: MESSAGE" (after an error of
-# its own that it names first, where the stop reached it that way: a
-# completion in error)
+# too, on its own (not by the timeout, not by a signal), its last line
+# starting "pmr-perf: the peer stopped: MESSAGE" (or, after an error of
+# its own that it names first, where the stop reached it that way, a
+# completion in error: "pmr-perf: ...; the peer stopped: MESSAGE...").  O_MSG: what
+# the other end says instead of "the peer stopped: MESSAGE"; HOW: how
+# the run was disturbed, for the verdict.
 stops() {
-	local who=$1 msg=$2 w_rc o_rc w_log o_log how=''
+	local who=$1 msg=$2 w_rc o_rc w_log o_log last
+	local o_msg=${O_MSG:-"the peer stopped: $2"} how=${HOW:-}
 	shift 2
 	[ -n "${FAULT_S:-}" ] && how=" (the server failing $FAULT_S)"
 	[ -n "${FAULT_C:-}" ] && how=" (the client failing $FAULT_C)"
@@ -211,18 +182,37 @@ stops() {
 	else
 		w_rc=$c_rc w_log=$DIR/client.err o_rc=$s_rc o_log=$DIR/server.log
 	fi
+	last=$(grep '^pmr-perf: ' "$o_log" | tail -n 1)
 	if [ "$w_rc" -ne 1 ] || ! grep -qF "pmr-perf: $msg" "$w_log" ||
-	   [ "$o_rc" -ne 1 ] ||
-	   ! grep -qF "the peer stopped: $msg" "$o_log" ||
-	   ! grep -qE "^pmr-perf: (.*; )?the peer stopped: " "$o_log"; then
-		echo "FAIL: pmr-perf $*$how: the $who did" \
-		     "not stop with '$msg' (rc $w_rc), or the other end not" \
-		     "with 'the peer stopped: $msg' (rc $o_rc)"
+	   [ "$o_rc" -ne 1 ] || { [[ $last != "pmr-perf: $o_msg"* ]] &&
+				   [[ $last != "pmr-perf: "*"; $o_msg"* ]]; }; then
+		echo "FAIL: pmr-perf $*$how: the $who did not stop with" \
+		     "'$msg' (rc $w_rc), or the other end not with '$o_msg'" \
+		     "(rc $o_rc)"
 		tail -n 5 "$DIR/client.err" "$DIR/server.log"
 		fail=1
 	else
-		echo "ok: pmr-perf $*$how: the $who" \
-		     "stopped ($msg), the other end too"
+		echo "ok: pmr-perf $*$how: the $who stopped ($msg), the other" \
+		     "end too"
+	fi
+}
+
+# ctl_bad WHO MESSAGE WAY PREFIX ACTION TEXT ARGS...: stops(), the
+# control connection with one line changed on its way (ctl_proxy.py WAY
+# PREFIX ACTION TEXT); when the change closes the connection, the other
+# end must say that it was closed
+ctl_bad() {
+	local who=$1 msg=$2 change="$3 '$4' $5 '$6'" o_msg=''
+	[ "$5" = close ] && o_msg="control connection closed by the peer"
+	PROXY=("$3" "$4" "$5" "$6")
+	shift 6
+	O_MSG=$o_msg HOW=" with a control line changed ($change)" \
+		stops "$who" "$msg" "$@"
+	PROXY=()
+	if ! grep -q '^changed: ' "$DIR/proxy.log"; then
+		echo "FAIL: pmr-perf $*: the proxy changed no line ($change)"
+		tail -n 5 "$DIR/proxy.log"
+		fail=1
 	fi
 }
 
