@@ -483,6 +483,8 @@ static void tcp_open(void)
 					 .sin_addr.s_addr = htonl(INADDR_ANY) };
 		int ls = socket(AF_INET, SOCK_STREAM, 0);
 
+		if (ls < 0)
+			die("socket: %s", strerror(errno));
 		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 		    listen(ls, 1) != 0)

@@ -325,7 +325,7 @@ reject() {
 # A client whose server never comes: it tries to connect for 30 s, then
 # stops.  Started here, on a port nothing listens on, and judged at the
 # end (it only sleeps meanwhile).  And a host it cannot resolve (an
-# empty name, which asks no name server).
+# empty name, which asks no name server), and no socket to be had.
 noconn_port=$((port++))
 NULLDEV=(--dev "port=0,ipv4=10.0.0.2" -- -l 0 --no-pci "${MEM[@]}"
 	 --log-level=lib.eal:error --vdev net_null0)
@@ -336,13 +336,25 @@ NULLDEV=(--dev "port=0,ipv4=10.0.0.2" -- -l 0 --no-pci "${MEM[@]}"
 	echo "$? $(($(date +%s) - t0))" >"$DIR/noconn.rc"
 ) &
 noconn_pid=$!
-if out=$(timeout 20 "$BIN" send_lat "" "${NULLDEV[@]}" --file-prefix ptr$$ 2>&1) ||
-   ! grep -qF "pmr-perf: cannot resolve ''" <<<"$out"; then
-	echo "FAIL: a host that does not resolve: $out"
-	fail=1
-else
-	echo "ok: a host that does not resolve: refused"
-fi
+# tcp_fails WHAT MESSAGE HOST [FAULT]: a client of HOST (a server if
+# HOST is -; pmr-perf-fault with PMR_PERF_FAULT=FAULT, if given) that
+# must stop with MESSAGE
+tcp_fails() {
+	local out bin=$BIN host=("$3") p=$((port++))
+	[ -n "${4:-}" ] && bin=$FBIN
+	[ "$3" = - ] && host=()
+	if out=$(PMR_PERF_FAULT=${4:-} timeout 20 "$bin" send_lat "${host[@]}" \
+		 -p "$p" "${NULLDEV[@]}" --file-prefix ptr$$ 2>&1) ||
+	   ! grep -qF "pmr-perf: $2" <<<"$out"; then
+		echo "FAIL: $1: $out"
+		fail=1
+	else
+		echo "ok: $1: stopped ($2)"
+	fi
+}
+tcp_fails "a host that does not resolve" "cannot resolve ''" ""
+tcp_fails "no TCP socket" "socket: Too many open files" 127.0.0.1 socket
+tcp_fails "no TCP socket (server)" "socket: Too many open files" - socket
 
 reject "bad -m 1500" send_lat -m 1500
 reject "bad -m 4x" send_lat -m 4x

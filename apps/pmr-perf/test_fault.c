@@ -7,6 +7,8 @@
  * through:
  *
  *   sigaction      installing the SIGTERM handler (--run_infinitely)
+ *   socket         a TCP socket (the control connection's): -1, errno
+ *                  EMFILE
  *   comp_channel   pmr_create_comp_channel (-e): NULL, errno EMFILE
  *   query_qp       pmr_query_qp (the QPs' max_rd_atomic in the result):
  *                  EIO
@@ -23,6 +25,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <pmr_verbs.h>
@@ -31,6 +34,8 @@ int __real_sigaction(int sig, const struct sigaction *act,
 		     struct sigaction *old);
 int __wrap_sigaction(int sig, const struct sigaction *act,
 		     struct sigaction *old);
+int __real_socket(int domain, int type, int protocol);
+int __wrap_socket(int domain, int type, int protocol);
 int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
 struct pmr_comp_channel *
@@ -59,6 +64,15 @@ int __wrap_sigaction(int sig, const struct sigaction *act,
 		return -1;
 	}
 	return __real_sigaction(sig, act, old);
+}
+
+int __wrap_socket(int domain, int type, int protocol)
+{
+	if (domain == AF_INET && type == SOCK_STREAM && armed("socket")) {
+		errno = EMFILE;
+		return -1;
+	}
+	return __real_socket(domain, type, protocol);
 }
 
 struct pmr_comp_channel *
