@@ -99,6 +99,7 @@ struct opts {
 	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
+	int output;              /* --output: enum output (0: the tables) */
 	int tcp_port;
 	const char *host;
 	const char *hist;
@@ -107,6 +108,14 @@ struct opts {
 	const char *ibdev;       /* -d: a device of PMR_DEVICES by name */
 	int progress;            /* enum pmr_progress_mode */
 	bool events;             /* -e: wait for completion events */
+};
+
+/* --output: each result as one number, as perftest's --output */
+enum output { OUT_FULL, OUT_BW, OUT_MR, OUT_LAT, OUT_LAT_TYP };
+
+static const char *const output_names[] = {
+	[OUT_BW] = "bandwidth", [OUT_MR] = "message_rate",
+	[OUT_LAT] = "latency", [OUT_LAT_TYP] = "latency_typical",
 };
 
 static struct opts o = {
@@ -604,7 +613,7 @@ static const char *mode_name(bool raw)
 
 static void lat_header(bool raw)
 {
-	if (o.json)
+	if (o.json || o.output)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
 	printf(" %s %s%s\n", !raw ? "pmrdma" : o.op == OP_READ ?
@@ -642,11 +651,14 @@ static void json_qp_fields(void)
 		printf(",\"outs\":%d", qp_outs());
 }
 
-/* A latency result: a row of the table, or with --json an object of the
- * given mode and number of QPs. */
+/* A latency result: a row of the table, with --json an object of the
+ * given mode and number of QPs, or with --output its t_avg or t_typical
+ * alone. */
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
-	if (o.json) {
+	if (o.output) {
+		printf("%.6f\n", o.output == OUT_LAT ? r->avg : r->typ);
+	} else if (o.json) {
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"t_min\":%.3f,\"t_max\":%.3f,"
 		       "\"t_typical\":%.3f,\"t_avg\":%.3f,\"t_stdev\":%.3f,"
@@ -709,7 +721,7 @@ static void bw_header(bool raw)
 {
 	const char *u = o.gbits ? "Gb/sec" : "MB/sec";
 
-	if (o.json)
+	if (o.json || o.output)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
 	printf(" %s %s%s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
@@ -725,9 +737,15 @@ static double bw_unit(double mbs)
 	return o.gbits ? mbs * 8 / 1000 : mbs * 1e6 / 1048576;
 }
 
+/* A bandwidth result: a row of the table, a JSON object, or with
+ * --output its BW average or message rate alone. */
 static void bw_print(const struct bw_res *r, bool raw)
 {
-	if (o.json) {
+	if (o.output == OUT_BW) {
+		printf("%.6f\n", bw_unit(r->avg));
+	} else if (o.output == OUT_MR) {
+		printf("%.6f\n", r->mpps);
+	} else if (o.json) {
 		/* the RDMA line says how it posted (-l); the client's raw
 		 * line the frames it handed to each transmit call at most
 		 * (--raw-burst), the most one call took, the bytes after
@@ -1585,7 +1603,8 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 	}
 	res->peak = res->avg;
 	if (!o.json && !warm && mine.rx < sent)
-		printf(" (raw: %lu of %lu frames received)\n", mine.rx, sent);
+		fprintf(o.output ? stderr : stdout,
+			" (raw: %lu of %lu frames received)\n", mine.rx, sent);
 done:
 	barrier("RAWBWDONE");
 	if (rbuf != buf)
@@ -2760,6 +2779,10 @@ static void usage(void)
 "      --json            one JSON object per result (the client ends with\n"
 "                        the memory its QPs hold, \"mode\":\"qp_mem\",\n"
 "                        unless --raw left it without QPs)\n"
+"      --output U        each result as one number on a line of its own,\n"
+"                        nothing else on stdout: U bandwidth (BW average)\n"
+"                        or message_rate (Mpps), bandwidth tests; latency\n"
+"                        (t_avg) or latency_typical, latency tests\n"
 "      --histogram FILE  latency histogram + CDF (PNG, gnuplot)\n"
 "      --samples FILE    latency tests, client: every measured\n"
 "                        iteration's latency, in the order run, as CSV\n"
@@ -2820,10 +2843,21 @@ static bool set_test(const char *name)
 
 static bool size_set, rx_set;
 
+/* --output's unit by its name. */
+static int output_unit(const char *name)
+{
+	for (int u = OUT_BW; u <= OUT_LAT_TYP; u++)
+		if (strcmp(name, output_names[u]) == 0)
+			return u;
+	die("bad --output %s: bandwidth or message_rate (bandwidth tests), "
+	    "latency or latency_typical (latency tests)", name);
+}
+
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
-	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER };
+	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER,
+	       O_OUTPUT };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -2845,6 +2879,7 @@ static int parse_opts(int argc, char **argv)
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
+		{ "output", 1, NULL, O_OUTPUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -2915,6 +2950,7 @@ static int parse_opts(int argc, char **argv)
 		case 'd': o.ibdev = optarg; break;
 		case O_ONEQP: o.one_qp = true; break;
 		case O_FOREVER: o.forever = true; break;
+		case O_OUTPUT: o.output = output_unit(optarg); break;
 		case O_RAWBURST:
 			o.raw_burst = (int)opt_int("--raw-burst", optarg, 1,
 						   RAW_BURST);
@@ -2939,6 +2975,22 @@ static int parse_opts(int argc, char **argv)
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
 	return 0;
+}
+
+/* --output: a unit of the test's kind, and one result a line. */
+static void output_check(void)
+{
+	if (!o.output)
+		return;
+	if (o.lat != (o.output == OUT_LAT || o.output == OUT_LAT_TYP))
+		die("--output %s is for the %s tests", output_names[o.output],
+		    o.lat ? "bandwidth" : "latency");
+	if (o.json)
+		die("--output and --json: one or the other");
+	if (o.raw == 2 || o.one_qp)
+		die("--output prints one number a result: not with %s "
+		    "(--json carries the ratios)",
+		    o.raw == 2 ? "--raw-compare" : "--one-qp-compare");
 }
 
 static void defaults(void)
@@ -2996,6 +3048,7 @@ static void defaults(void)
 		    "completion (as perftest's)");
 	if (o.events && o.raw == 1)
 		die("-e is for RDMA (not --raw)");
+	output_check();
 }
 
 /* A UD message is one packet: -s at most the MTU (-a stops there). */
@@ -3304,7 +3357,7 @@ int main(int argc, char **argv)
 	/* keep answering a little so the peer's last ACKs get through */
 	for (int i = 0; i < 100000; i++)
 		drive();
-	if (!server)
+	if (!server && !o.output)
 		qps_mem_print();
 	if (!server && !o.json) {
 		struct pmr_roce_port_stats st;
@@ -3312,8 +3365,9 @@ int main(int argc, char **argv)
 		if (pmr_roce_port_stats(dev, &st) == 0 &&
 		    (st.retransmits || st.timeouts || st.nak_rnr_rx ||
 		     st.tx_no_mbuf || st.tx_drops))
-			printf(" note: retransmits %lu timeouts %lu "
-			       "rnr_naks_rx %lu tx_no_mbuf %lu tx_drops %lu\n",
+			fprintf(o.output ? stderr : stdout,
+				" note: retransmits %lu timeouts %lu "
+				"rnr_naks_rx %lu tx_no_mbuf %lu tx_drops %lu\n",
 			       st.retransmits, st.timeouts, st.nak_rnr_rx,
 			       st.tx_no_mbuf, st.tx_drops);
 	}

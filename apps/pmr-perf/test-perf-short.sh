@@ -14,7 +14,7 @@
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
-# one port),
+# one port, the lone numbers of --output),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -70,6 +70,7 @@ expect() {
 # DEVS_C (client) instead of --dev.
 # FAULT_S, FAULT_C: that end is PMR_PERF_FAULT with PMR_PERF_FAULT=FAULT_*
 # (the call test_fault.c makes fail).
+# NOJSON=1: both without --json.
 # The exit codes in s_rc and c_rc.
 # @return 0 when both ended well
 pair() {
@@ -77,6 +78,8 @@ pair() {
 	local ns_s='' ns_c='' host=127.0.0.1 cp ppid='' bin_s=$BIN bin_c=$BIN
 	[ -n "${FAULT_S:-}" ] && bin_s=$FBIN
 	[ -n "${FAULT_C:-}" ] && bin_c=$FBIN
+	local fmt=(--json)
+	[ "${NOJSON:-0}" = 1 ] && fmt=()
 	local dev_s=(--dev "port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01")
 	local dev_c=(--dev "port=0,ipv4=10.0.0.2,mac=02:00:00:00:00:02")
 	local vd_s="net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=8192"
@@ -95,7 +98,7 @@ pair() {
 	rm -f "$sock"
 	# shellcheck disable=SC2086
 	PMR_DEVICES=${DEVS_S:-} PMR_PERF_FAULT=${FAULT_S:-} \
-		timeout 60 $ns_s "$bin_s" "$@" -p "$p" --json \
+		timeout 60 $ns_s "$bin_s" "$@" -p "$p" "${fmt[@]}" \
 		"${dev_s[@]}" -- \
 		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "$vd_s" >"$DIR/server.log" 2>&1 &
@@ -110,7 +113,7 @@ pair() {
 	sleep 0.3
 	# shellcheck disable=SC2086
 	PMR_DEVICES=${DEVS_C:-} PMR_PERF_FAULT=${FAULT_C:-} \
-		timeout 60 $ns_c "$bin_c" "$@" -p "$cp" --json "$host" \
+		timeout 60 $ns_c "$bin_c" "$@" -p "$cp" "${fmt[@]}" "$host" \
 		"${dev_c[@]}" -- \
 		-l $lc --no-pci "${MEM[@]}" --file-prefix ptc$$ --log-level=lib.eal:error \
 		--vdev "$vd_c" >"$DIR/out" 2>"$DIR/client.err"
@@ -897,6 +900,61 @@ expect '"mode":"qp_mem".*"sq_slot":640,' "send_lat -I 512: no send slot of 640 b
 # -r: the receive queue's depth
 run send_bw -s 64 -n 2000 -r 64
 expect '"mode":"qp_mem".*"rq_slots":64,' "send_bw -r 64: no receive queue of 64"
+# --output U: each result as one number with six decimals on a line of
+# its own, nothing else on stdout (perftest's form for scripts).
+# Latency: the number is t_avg (latency) or t_typical (latency_typical)
+# of the iterations --samples wrote.
+output_ok() {
+	local what=$1 n=$2 re=$3; shift 3
+	if ! NOJSON=1 pair "$@"; then
+		echo "FAIL: pmr-perf $* ($what): the run failed"
+		tail -n 3 "$DIR/client.err" "$DIR/server.log"
+		fail=1
+	elif [ "$(grep -cvE "$re" "$DIR/out")" != 0 ] ||
+	     [ "$(grep -cE "$re" "$DIR/out")" != "$n" ] ||
+	     grep -qE '^0\.0+$' "$DIR/out"; then
+		echo "FAIL: pmr-perf $* ($what): not $n positive numbers alone:"
+		head -n 5 "$DIR/out"
+		fail=1
+	else
+		echo "ok: pmr-perf $* ($what)"
+	fi
+}
+output_lat_ok() {
+	local what=$1 unit=$2; shift 2
+	output_ok "$what" 1 '^[0-9]+\.[0-9]{6}$' send_lat -s 64 -n 1000 \
+		--output "$unit" --samples "$DIR/o.csv" "$@"
+	python3 - "$DIR/o.csv" "$DIR/out" "$unit" <<'PY' || { echo "FAIL: --output $unit: not the samples' figure"; fail=1; }
+import sys
+f, out, unit = sys.argv[1:]
+xs = [float(l.split(",")[3]) for l in open(f).read().splitlines()[1:]]
+assert len(xs) == 1000, len(xs)
+want = sum(xs) / len(xs) if unit == "latency" else sorted(xs)[len(xs) // 2]
+got = float(open(out).read())
+assert abs(got - want) <= 0.0015, (got, want)
+PY
+}
+output_lat_ok "t_avg" latency
+output_lat_ok "t_typical" latency_typical
+output_ok "MB/sec" 1 '^[0-9]+\.[0-9]{6}$' write_bw -s 65536 -n 2000 \
+	--output bandwidth
+output_ok "Mpps" 1 '^[0-9]+\.[0-9]{6}$' send_bw -s 64 -n 2000 \
+	--output message_rate
+# a number a size of -a (2 B .. 8 MiB); the raw port's alone with --raw
+output_ok "Gb/sec, -a" 23 '^[0-9]+\.[0-9]{6}$' write_bw -a -n 20 \
+	--report_gbits --output bandwidth
+output_ok "--raw" 1 '^[0-9]+\.[0-9]{6}$' write_bw -s 4096 -n 2000 --raw \
+	--output bandwidth
+reject "bad --output bw: bandwidth or message_rate" write_bw --output bw
+reject "--output latency is for the latency tests" write_bw --output latency
+reject "--output message_rate is for the bandwidth tests" send_lat \
+	--output message_rate
+reject "--output and --json: one or the other" send_lat --output latency \
+	--json
+reject "--output prints one number a result: not with --raw-compare" \
+	send_lat --output latency --raw-compare
+reject "--output prints one number a result: not with --one-qp-compare" \
+	send_lat -q 2 --output latency --one-qp-compare
 # --raw: the raw port alone, no RDMA result and no QPs
 run send_lat -s 64 -n 2000 --raw
 if grep -q '"mode":"\(rdma\|qp_mem\)"' "$DIR/out"; then
