@@ -96,6 +96,8 @@ struct opts {
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
 	int gid_index;           /* -x: the QPs' source GID */
+	int tclass;              /* -T: the traffic class of what this end
+				  * sends (IPv4 TOS, IPv6 traffic class) */
 	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
@@ -639,14 +641,14 @@ static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
 	return inet_ntop(AF_INET6, g->raw, b, (socklen_t)n) != NULL ? b : "?";
 }
 
-/* JSON, an RDMA result: the QPs' source GID (-x), and in a read or
- * atomic test -o as the QPs have it */
+/* JSON, an RDMA result: the QPs' source GID (-x) and traffic class
+ * (-T), and in a read or atomic test -o as the QPs have it */
 static void json_qp_fields(void)
 {
 	char g[INET6_ADDRSTRLEN];
 
-	printf(",\"gid_index\":%d,\"gid\":\"%s\"", o.gid_index,
-	       gid_str(&sgid, g, sizeof(g)));
+	printf(",\"gid_index\":%d,\"gid\":\"%s\",\"tclass\":%d",
+	       o.gid_index, gid_str(&sgid, g, sizeof(g)), o.tclass);
 	if (o.op == OP_READ || o.op == OP_ATOMIC)
 		printf(",\"outs\":%d", qp_outs());
 }
@@ -2053,6 +2055,7 @@ static void qps_connect(void)
 			a.ah_attr.grh.dgid = q->rgid;
 			a.ah_attr.grh.sgid_index = (uint8_t)o.gid_index;
 			a.ah_attr.grh.hop_limit = 64;
+			a.ah_attr.grh.traffic_class = (uint8_t)o.tclass;
 			mask |= PMR_QP_AV | PMR_QP_PATH_MTU | PMR_QP_DEST_QPN |
 				PMR_QP_RQ_PSN;
 			if (o.qpt == PMR_QPT_RC) {
@@ -2093,6 +2096,7 @@ static void qps_connect(void)
 		aa.grh.dgid = qps[0].rgid;
 		aa.grh.sgid_index = (uint8_t)o.gid_index;
 		aa.grh.hop_limit = 64;
+		aa.grh.traffic_class = (uint8_t)o.tclass;
 		ud_ah = pmr_create_ah(pd, &aa);
 		if (ud_ah == NULL)
 			die("pmr_create_ah: %s", strerror(errno));
@@ -2815,6 +2819,9 @@ static void usage(void)
 "                        table (default 0: its IPv4 address, or its IPv6\n"
 "                        one if it has no IPv4; 1: the IPv6 one when it\n"
 "                        has both); each end its own, of one family\n"
+"  -T, --tclass N        traffic class 0..255 of the QPs' packets (IPv4\n"
+"                        TOS: DSCP << 2 | ECN; IPv6 traffic class;\n"
+"                        default 0); each end its own, for what it sends\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -2875,7 +2882,7 @@ static int parse_opts(int argc, char **argv)
 		{ "run_infinitely", 0, NULL, O_FOREVER },
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "ib-dev", 1, NULL, 'd' }, { "gid-index", 1, NULL, 'x' },
-		{ "ib-port", 1, NULL, 'i' },
+		{ "ib-port", 1, NULL, 'i' }, { "tclass", 1, NULL, 'T' },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
@@ -2890,7 +2897,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:h", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2929,6 +2936,7 @@ static int parse_opts(int argc, char **argv)
 		case 'x':
 			o.gid_index = (int)opt_int("-x", optarg, 0, 255);
 			break;
+		case 'T': o.tclass = (int)opt_int("-T", optarg, 0, 255); break;
 		case 'i':       /* perftest's: the only port there is */
 			if (strcmp(optarg, "1") != 0)
 				die("bad -i %s: a device has one port, 1",

@@ -14,7 +14,8 @@
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
-# one port, the lone numbers of --output),
+# one port, the lone numbers of --output, the traffic class of -T over
+# af_packet),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -71,6 +72,7 @@ expect() {
 # FAULT_S, FAULT_C: that end is PMR_PERF_FAULT with PMR_PERF_FAULT=FAULT_*
 # (the call test_fault.c makes fail).
 # NOJSON=1: both without --json.
+# SARGS: more arguments for the server alone (split at spaces).
 # The exit codes in s_rc and c_rc.
 # @return 0 when both ended well
 pair() {
@@ -98,7 +100,7 @@ pair() {
 	rm -f "$sock"
 	# shellcheck disable=SC2086
 	PMR_DEVICES=${DEVS_S:-} PMR_PERF_FAULT=${FAULT_S:-} \
-		timeout 60 $ns_s "$bin_s" "$@" -p "$p" "${fmt[@]}" \
+		timeout 60 $ns_s "$bin_s" "$@" ${SARGS:-} -p "$p" "${fmt[@]}" \
 		"${dev_s[@]}" -- \
 		-l $ls --no-pci "${MEM[@]}" --file-prefix pts$$ --log-level=lib.eal:error \
 		--vdev "$vd_s" >"$DIR/server.log" 2>&1 &
@@ -520,6 +522,8 @@ DEVS_S=$D6S DEVS_C=$DC stops client "-x 1: the device has no GID at that index" 
 reject "bad -x 256" send_lat -x 256
 reject "bad -i 2: a device has one port, 1" send_lat -i 2
 reject "bad -x -1" send_lat -x -1
+reject "bad -T 256" send_lat -T 256
+reject "bad -T -1" send_lat -T -1
 DEVS_S="roce:port=0,ipv6=fd00::1,mac=02:00:00:00:00:01" DEVS_C=$DC \
 	pair send_lat -n 100
 if [ "$s_rc" -ne 1 ] || [ "$c_rc" -ne 1 ] ||
@@ -969,6 +973,66 @@ got=$(sed -n 's/.*"mode":"rdma".*"bytes":\([0-9]*\),.*/\1/p' "$DIR/out" | tr '\n
 [ "$got" = "2 4 8 16 32 64 128 256 512 1024 " ] ||
 	{ echo "FAIL: send_lat -c UD -a: sizes '$got'"; fail=1; }
 
+# -T: the traffic class (IPv4 TOS) of the RoCEv2 frames each end sends,
+# its own (client 106: DSCP 26, ECT(0); server 184: DSCP 46), as a
+# sniffer on each end of the veth pair sees what comes in there (the
+# frames af_packet sends bypass the sending side's taps); UD: the
+# client's AH.  The RDMA JSON line says the client's.
+TOS_PY=$(cat <<'PY'
+import json, os, socket, sys
+ifname, stop, out = sys.argv[1:]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((ifname, 0))
+s.settimeout(0.1)
+seen = {}
+while not os.path.exists(stop):
+    try:
+        f = s.recv(65536)
+    except socket.timeout:
+        continue
+    if len(f) < 42 or f[12:14] != b"\x08\x00" or f[23] != 17:
+        continue
+    ip = 14 + (f[14] & 15) * 4
+    if int.from_bytes(f[ip + 2:ip + 4], "big") != 4791:
+        continue
+    k = "%s %d" % (socket.inet_ntoa(f[26:30]), f[15])
+    seen[k] = seen.get(k, 0) + 1
+json.dump(seen, open(out, "w"))
+PY
+)
+tclass_ok() {
+	local what=$1 pa pb; shift
+	rm -f "$DIR/tos.stop" "$DIR"/tos-*.json
+	ip netns exec "$nsa" timeout 120 python3 -c "$TOS_PY" "$IFA" \
+		"$DIR/tos.stop" "$DIR/tos-a.json" &
+	pa=$!
+	ip netns exec "$nsb" timeout 120 python3 -c "$TOS_PY" "$IFB" \
+		"$DIR/tos.stop" "$DIR/tos-b.json" &
+	pb=$!
+	sleep 0.5
+	AFP=1 SARGS="-T 184" run "$@" -T 106
+	touch "$DIR/tos.stop"
+	wait "$pa" "$pb"
+	python3 - "$DIR/tos-a.json" "$DIR/tos-b.json" "$DIR/out" "$what" <<'PY' || { echo "FAIL: -T ($what): frames not of each end's traffic class"; fail=1; }
+import json, sys
+a, b, out, what = sys.argv[1:]
+seen = json.load(open(a))
+for k, n in json.load(open(b)).items():
+    seen[k] = seen.get(k, 0) + n
+print("%s: frames by source and TOS: %s" % (what, seen))
+r = [json.loads(l) for l in open(out) if '"mode":"rdma"' in l][0]
+assert r["tclass"] == 106, r
+want = {"10.0.0.2": 106}
+if what == "RC":
+    want["10.0.0.1"] = 184
+for k, n in seen.items():
+    src, tos = k.split()
+    assert want.get(src) == int(tos), k
+for src in want:
+    assert seen.get("%s %d" % (src, want[src]), 0) >= 1000, (src, seen)
+PY
+}
+
 # Over af_packet on a veth pair (root): the raw stream's rate runs from its
 # first frame to its last, whatever else the port brings.  Here the TCP
 # connection shares the veth, and af_packet hands the server every frame
@@ -994,6 +1058,8 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 			     "sent in ${send:-?} us"
 			fail=1
 		fi
+		tclass_ok "RC" send_lat -s 64 -n 2000
+		tclass_ok "UD" send_bw -c UD -s 64 -n 2000
 	else
 		echo "FAIL: cannot make the veth pair for the af_packet part"
 		fail=1
