@@ -2822,6 +2822,8 @@ static void usage(void)
 "  -T, --tclass N        traffic class 0..255 of the QPs' packets (IPv4\n"
 "                        TOS: DSCP << 2 | ECN; IPv6 traffic class;\n"
 "                        default 0); each end its own, for what it sends\n"
+"  perftest's -R, -z (rdma_cm), -g, -M (multicast) and -S (service level)\n"
+"  are refused, each with its reason\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -2897,7 +2899,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:h", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:hRzgM:S:", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2975,6 +2977,17 @@ static int parse_opts(int argc, char **argv)
 			else die("bad progress mode %s", optarg);
 			break;
 		case 'h': usage(); exit(0);
+		case 'R': case 'z':
+			die("-%c (rdma_cm) is perftest's, not pmr-perf's: "
+			    "pmr-perf connects its QPs over its own TCP "
+			    "exchange (leave -%c out)", c, c);
+		case 'g': case 'M':
+			die("-%c (multicast) is perftest's, not pmr-perf's: "
+			    "pmrdma has no multicast", c);
+		case 'S':
+			die("-S (service level) is perftest's, not pmr-perf's: "
+			    "pmrdma sends no VLAN tag, which would carry it "
+			    "over RoCEv2 (-T sets the traffic class)");
 		default: usage(); exit(1);
 		}
 	}

@@ -524,6 +524,12 @@ reject "bad -i 2: a device has one port, 1" send_lat -i 2
 reject "bad -x -1" send_lat -x -1
 reject "bad -T 256" send_lat -T 256
 reject "bad -T -1" send_lat -T -1
+# perftest's options that pmr-perf has no use for: a reason, not "invalid"
+reject "-R (rdma_cm) is perftest's, not pmr-perf's" send_lat -R
+reject "-z (rdma_cm) is perftest's, not pmr-perf's" write_bw -z
+reject "-g (multicast) is perftest's, not pmr-perf's" send_bw -c UD -g
+reject "-M (multicast) is perftest's, not pmr-perf's" send_bw -M ff0e::1
+reject "-S (service level) is perftest's, not pmr-perf's" send_lat -S 3
 DEVS_S="roce:port=0,ipv6=fd00::1,mac=02:00:00:00:00:01" DEVS_C=$DC \
 	pair send_lat -n 100
 if [ "$s_rc" -ne 1 ] || [ "$c_rc" -ne 1 ] ||
