@@ -98,6 +98,9 @@ struct opts {
 	int gid_index;           /* -x: the QPs' source GID */
 	int tclass;              /* -T: the traffic class of what this end
 				  * sends (IPv4 TOS, IPv6 traffic class) */
+	int qp_timeout;          /* -u: RC local ACK timeout, 4.096 us x
+				  * 2^N (0: none) */
+	bool qp_timeout_set;     /* -u given */
 	bool raw_burst_set;      /* --raw-burst given */
 	bool gbits;
 	bool json;
@@ -124,6 +127,7 @@ static struct opts o = {
 	.size = 2, .nqp = 1, .tx_depth = 0, .rx_depth = 512, .inl = -1,
 	.cq_mod = 0, .post_list = 1, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
 	.progress = PMR_PROGRESS_INLINE, .raw_burst = RAW_BURST,
+	.qp_timeout = 14,        /* 67 ms, perftest's */
 };
 
 static uint64_t hz;
@@ -634,6 +638,7 @@ static const char *progress_name(void)
 }
 
 static int qp_outs(void);
+static struct pmr_qp_attr qp_query(int mask);
 
 /* A GID as an IPv6 address (an IPv4-mapped one as ::ffff:a.b.c.d). */
 static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
@@ -642,7 +647,8 @@ static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
 }
 
 /* JSON, an RDMA result: the QPs' source GID (-x) and traffic class
- * (-T), and in a read or atomic test -o as the QPs have it */
+ * (-T), in a read or atomic test -o as the QPs have it, and with RC the
+ * local ACK timeout of -u as they have it */
 static void json_qp_fields(void)
 {
 	char g[INET6_ADDRSTRLEN];
@@ -651,6 +657,8 @@ static void json_qp_fields(void)
 	       o.gid_index, gid_str(&sgid, g, sizeof(g)), o.tclass);
 	if (o.op == OP_READ || o.op == OP_ATOMIC)
 		printf(",\"outs\":%d", qp_outs());
+	if (o.qpt == PMR_QPT_RC)
+		printf(",\"qp_timeout\":%d", qp_query(PMR_QP_TIMEOUT).timeout);
 }
 
 /* A latency result: a row of the table, with --json an object of the
@@ -2076,7 +2084,7 @@ static void qps_connect(void)
 		a.sq_psn = q->psn;
 		mask = PMR_QP_STATE | PMR_QP_SQ_PSN;
 		if (o.qpt == PMR_QPT_RC) {
-			a.timeout = 14;
+			a.timeout = (uint8_t)o.qp_timeout;
 			a.retry_cnt = 7;
 			a.rnr_retry = 7;
 			a.max_rd_atomic = rd_atomic();
@@ -2103,16 +2111,22 @@ static void qps_connect(void)
 	}
 }
 
-/* -o as the first QP has it: its max_rd_atomic, as pmr_query_qp says */
-static int qp_outs(void)
+/* The first QP's attributes, as pmr_query_qp says. */
+static struct pmr_qp_attr qp_query(int mask)
 {
 	struct pmr_qp_attr a;
 	struct pmr_qp_init_attr ia;
-	int ret = pmr_query_qp(qps[0].qp, &a, PMR_QP_MAX_QP_RD_ATOMIC, &ia);
+	int ret = pmr_query_qp(qps[0].qp, &a, mask, &ia);
 
 	if (ret != 0)
 		die("pmr_query_qp: %s", strerror(ret));
-	return a.max_rd_atomic;
+	return a;
+}
+
+/* -o as the first QP has it: its max_rd_atomic */
+static int qp_outs(void)
+{
+	return qp_query(PMR_QP_MAX_QP_RD_ATOMIC).max_rd_atomic;
 }
 
 /* Receives cover the whole target half-slot (any size, UD GRH too). */
@@ -2822,6 +2836,10 @@ static void usage(void)
 "  -T, --tclass N        traffic class 0..255 of the QPs' packets (IPv4\n"
 "                        TOS: DSCP << 2 | ECN; IPv6 traffic class;\n"
 "                        default 0); each end its own, for what it sends\n"
+"  -u, --qp-timeout N    RC: the local ACK timeout, 4.096 usec x 2^N\n"
+"                        (0..31, 0 none; default 14, 67 ms); each end\n"
+"                        its own, for the requests it sends (a server's\n"
+"                        applies when its client's run is RC)\n"
 "  perftest's -R, -z (rdma_cm), -g, -M (multicast) and -S (service level)\n"
 "  are refused, each with its reason\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
@@ -2885,6 +2903,7 @@ static int parse_opts(int argc, char **argv)
 		{ "raw-compare", 0, NULL, O_RAWCMP }, { "dev", 1, NULL, O_DEV },
 		{ "ib-dev", 1, NULL, 'd' }, { "gid-index", 1, NULL, 'x' },
 		{ "ib-port", 1, NULL, 'i' }, { "tclass", 1, NULL, 'T' },
+		{ "qp-timeout", 1, NULL, 'u' },
 		{ "raw-burst", 1, NULL, O_RAWBURST },
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
@@ -2899,7 +2918,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:hRzgM:S:", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:hRzgM:S:", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2939,6 +2958,10 @@ static int parse_opts(int argc, char **argv)
 			o.gid_index = (int)opt_int("-x", optarg, 0, 255);
 			break;
 		case 'T': o.tclass = (int)opt_int("-T", optarg, 0, 255); break;
+		case 'u':
+			o.qp_timeout = (int)opt_int("-u", optarg, 0, 31);
+			o.qp_timeout_set = true;
+			break;
 		case 'i':       /* perftest's: the only port there is */
 			if (strcmp(optarg, "1") != 0)
 				die("bad -i %s: a device has one port, 1",
@@ -3041,6 +3064,8 @@ static void defaults(void)
 		o.duration = 5;
 	if (o.outs && o.op != OP_READ && o.op != OP_ATOMIC)
 		die("-o is for the read and atomic tests");
+	if (o.qp_timeout_set && o.qpt != PMR_QPT_RC)
+		die("-u is for RC (the only type that retransmits)");
 	if (o.outs == 0 && (o.op == OP_READ || o.op == OP_ATOMIC))
 		o.outs = OUTS_MAX;
 	raw_opt_check("--raw-burst", o.raw_burst_set);

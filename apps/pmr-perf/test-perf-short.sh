@@ -15,7 +15,7 @@
 # QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
 # one port, the lone numbers of --output, the traffic class of -T over
-# af_packet),
+# af_packet, the QPs' timeout of -u),
 # or a latency loop or a bandwidth
 # stream takes page faults, or a UD or UC bandwidth warm-up waits for
 # frames back, or a long message over memif leaves in one
@@ -524,6 +524,17 @@ reject "bad -i 2: a device has one port, 1" send_lat -i 2
 reject "bad -x -1" send_lat -x -1
 reject "bad -T 256" send_lat -T 256
 reject "bad -T -1" send_lat -T -1
+# -u: the RC QPs' local ACK timeout, as pmr_query_qp gives it back (14,
+# perftest's, unless given; 0: none)
+run send_lat -n 500 -u 20
+expect '"mode":"rdma".*"qp_timeout":20[,}]' "send_lat -u 20: not the QPs' timeout"
+run write_bw -n 500 -u 0
+expect '"mode":"rdma".*"qp_timeout":0[,}]' "write_bw -u 0: not the QPs' timeout"
+run read_lat -n 500
+expect '"mode":"rdma".*"qp_timeout":14[,}]' "read_lat: not the default timeout"
+reject "bad -u 32" send_lat -u 32
+reject "bad -u -1" send_lat -u -1
+reject "-u is for RC" send_lat -c UC -u 3
 # perftest's options that pmr-perf has no use for: a reason, not "invalid"
 reject "-R (rdma_cm) is perftest's, not pmr-perf's" send_lat -R
 reject "-z (rdma_cm) is perftest's, not pmr-perf's" write_bw -z
