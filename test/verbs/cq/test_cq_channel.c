@@ -3,7 +3,8 @@
  * Completion channels: req_notify_cq arms one event, the channel fd works
  * with epoll, get_cq_event returns the CQ and its context, no event
  * without re-arming, solicited-only arming, non-blocking and blocking
- * get_cq_event, and the EBUSY / EINVAL rules of destroy and notify.
+ * get_cq_event, the EBUSY / EINVAL rules of destroy and notify, the
+ * EINVAL of NULL arguments, and a full channel.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -424,6 +425,78 @@ static void test_errors(void)
 	env_close(&e);
 }
 
+/* NULL arguments: EINVAL, nothing made or taken. */
+static void test_null_args(void)
+{
+	struct pair p;
+	struct pmr_cq *cq = NULL;
+	void *ctx = NULL;
+	struct pmr_wc wc;
+
+	errno = 0;
+	CHECK(pmr_create_comp_channel(NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	pair_open(&p);
+	CHECK_EQ(pmr_req_notify_cq(p.scq, 0), 0);
+	a_write(&p, 1, PMR_SEND_SIGNALED);
+	t_poll_n(&p.e, p.scq, 1, &wc);
+	errno = 0;
+	CHECK_EQ(pmr_get_cq_event(NULL, &cq, &ctx), -1);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_EQ(pmr_get_cq_event(p.ch, NULL, &ctx), -1);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_EQ(pmr_get_cq_event(p.ch, &cq, NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(cq == NULL && ctx == NULL);
+	get_event(&p, p.scq, &p.tag_s);  /* the event is still there */
+	pmr_ack_cq_events(p.scq, 1);
+	pair_close(&p);
+}
+
+/*
+ * A channel holds 65536 events (verbs guide): armed completions beyond
+ * that, none taken, are dropped with a warning.  The channel works on:
+ * it gives exactly the events it holds, the CQ is destroyed once those
+ * are acknowledged (the dropped ones were never delivered), and the next
+ * armed completion raises an event again.
+ */
+#define CHAN_EVENTS 65536
+static void test_channel_full(void)
+{
+	struct pair p;
+	struct pmr_cq *cq;
+	void *ctx;
+	struct pmr_wc wc;
+	int n = 0;
+
+	pair_open(&p);
+	t_nonblock(p.ch->fd);
+	for (int i = 0; i < CHAN_EVENTS + 3; i++) {
+		CHECK_EQ(pmr_req_notify_cq(p.scq, 0), 0);
+		a_write(&p, (uint64_t)i, PMR_SEND_SIGNALED);
+		t_poll_n(&p.e, p.scq, 1, &wc);
+		CHECK_WC(&wc, (uint64_t)i, PMR_WC_SUCCESS);
+	}
+	errno = 0;
+	while (pmr_get_cq_event(p.ch, &cq, &ctx) == 0) {
+		CHECK(cq == p.scq && ctx == &p.tag_s);
+		n++;
+	}
+	CHECK_EQ(errno, EAGAIN);
+	CHECK_EQ(n, CHAN_EVENTS);
+	CHECK_EQ(p.scq->comp_events_completed, 0);
+	pmr_ack_cq_events(p.scq, (unsigned int)n);
+	CHECK_EQ(pmr_req_notify_cq(p.scq, 0), 0);
+	a_write(&p, 1, PMR_SEND_SIGNALED);
+	t_poll_n(&p.e, p.scq, 1, &wc);
+	CHECK_WC(&wc, 1, PMR_WC_SUCCESS);
+	get_event(&p, p.scq, &p.tag_s);
+	pmr_ack_cq_events(p.scq, 1);
+	pair_close(&p);          /* destroys the CQ: every event acked */
+}
+
 /*
  * The public refcnt field of the channel counts the CQs attached to it,
  * as ibv_comp_channel.refcnt does (libibverbs increments it in
@@ -487,6 +560,8 @@ int main(void)
 	TEST_RUN(test_errors);
 	TEST_RUN(test_destroy_with_pending_event);
 	TEST_RUN(test_channel_refcnt);
+	TEST_RUN(test_null_args);
+	TEST_RUN(test_channel_full);
 	fprintf(stderr, "test_cq_channel: OK\n");
 	return 0;
 }

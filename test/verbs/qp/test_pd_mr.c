@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PDs and MRs: allocation, EBUSY rules, keys, argument checks, dereg of
+ * PDs and MRs: allocation, EBUSY rules, keys, argument checks (AH and
+ * SRQ creation's too), dereg of
  * an MR referenced by posted work, and MR bounds / rights / PD checks on
  * the RC data path (remote and local), with guard bytes around the MR.
  */
@@ -49,6 +50,52 @@ static void pd_busy(void)
 	CHECK_EQ(pmr_destroy_srq(srq), 0);
 	CHECK_EQ(pmr_dealloc_pd(pd), 0);
 	CHECK_EQ(pmr_destroy_cq(cq), 0);
+}
+
+/*
+ * Argument checks of PD, AH and SRQ creation: EINVAL, nothing made (the
+ * PD they were tried on is still free to go).  An AH needs a GRH
+ * (RoCEv2), port 1 (the device has one) and a source GID the table has
+ * (the loopback device has one).
+ */
+static void obj_args(void)
+{
+	struct pmr_pd *pd = pmr_alloc_pd(v.ctx);
+	struct pmr_ah_attr aa, bad[4];
+	struct pmr_srq_init_attr si;
+
+	CHECK(pd != NULL);
+	errno = 0;
+	CHECK(pmr_alloc_pd(NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	vt_ah_attr(&v, &aa);
+	for (int i = 0; i < 4; i++)
+		bad[i] = aa;
+	bad[0].is_global = 0;
+	bad[1].port_num = 0;
+	bad[2].port_num = 2;
+	bad[3].grh.sgid_index = 1;
+	for (int i = 0; i < 4; i++) {
+		errno = 0;
+		CHECK(pmr_create_ah(pd, &bad[i]) == NULL);
+		CHECK_EQ(errno, EINVAL);
+	}
+	errno = 0;
+	CHECK(pmr_create_ah(NULL, &aa) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK(pmr_create_ah(pd, NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	memset(&si, 0, sizeof(si));
+	si.attr.max_wr = 4;
+	si.attr.max_sge = 1;
+	errno = 0;
+	CHECK(pmr_create_srq(NULL, &si) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK(pmr_create_srq(pd, NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(pmr_dealloc_pd(pd), 0);
 }
 
 static void reg_args(void)
@@ -585,6 +632,7 @@ int main(void)
 {
 	vt_open(&v);
 	pd_busy();
+	obj_args();
 	reg_args();
 	dereg_busy();
 	for (int op = 0; op < NOPS; op++)
