@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pmr_create_qp: granted capabilities, limits, CQ checks, types, QP
- * numbers, query_qp's init_attr, destroy.
+ * numbers, query_qp's init_attr, destroy, a full QP table.
  */
 #include "vt.h"
 
@@ -35,6 +35,37 @@ static void expect_einval(struct pmr_qp_init_attr *ia, const char *what)
 			(void *)qp, errno);
 	CHECK(qp == NULL);
 	CHECK_EQ(errno, EINVAL);
+}
+
+/*
+ * A device holds 16384 QPs (its max_qp): one more is ENOSPC and changes
+ * nothing; once one goes, a QP can be made again.
+ */
+static void qp_table_full(void)
+{
+	static struct pmr_qp *qps[16384];
+	struct pmr_device_attr da;
+	struct pmr_cq *cq = vt_cq(&v, 4);
+	struct pmr_qp_init_attr ia = vt_qp_attr(PMR_QPT_UD, cq, cq, 1, 0);
+	int n = 0;
+
+	CHECK_EQ(pmr_query_device(v.ctx, &da), 0);
+	CHECK_EQ(da.max_qp, 16384);
+	while (n < 16384 && (qps[n] = pmr_create_qp(v.pd, &ia)) != NULL)
+		n++;
+	CHECK_EQ(n, 16384);
+	errno = 0;
+	CHECK(pmr_create_qp(v.pd, &ia) == NULL);
+	CHECK_EQ(errno, ENOSPC);
+	CHECK_EQ(pmr_destroy_qp(qps[100]), 0);
+	qps[100] = pmr_create_qp(v.pd, &ia);
+	CHECK(qps[100] != NULL);
+	errno = 0;
+	CHECK(pmr_create_qp(v.pd, &ia) == NULL);
+	CHECK_EQ(errno, ENOSPC);
+	for (int i = 0; i < n; i++)
+		CHECK_EQ(pmr_destroy_qp(qps[i]), 0);
+	CHECK_EQ(pmr_destroy_cq(cq), 0);
 }
 
 int main(void)
@@ -175,6 +206,7 @@ int main(void)
 	CHECK_EQ(pmr_destroy_cq(cq_other), 0);
 	CHECK_EQ(pmr_close_device(c2), 0);
 	CHECK_EQ(pmr_destroy_cq(cq), 0);
+	qp_table_full();
 	vt_close(&v);
 	return vt_exit();
 }
