@@ -2,7 +2,9 @@
 /*
  * UC and UD data path on the loopback device: UC SEND without a receive,
  * UC WRITE; UD SEND / RECV with the GRH, Q_Key checks, the sender-QKey
- * rule, messages above the MTU (LOC_LEN_ERR -> SQE).
+ * rule, messages above the MTU (LOC_LEN_ERR -> SQE); a UC WRITE the
+ * responder refuses (dropped), a UD SEND of inline data and one whose
+ * SGE no MR covers (LOC_PROT_ERR -> SQE).
  */
 #include <arpa/inet.h>
 
@@ -256,6 +258,75 @@ static void ud(void)
 	vt_pair_destroy(&p);
 }
 
+/*
+ * UC: a WRITE with a key the responder does not know, or beyond its MR,
+ * is dropped there (no NAK in UC): the sender's WR completes
+ * successfully, nothing is written, both QPs stay in RTS.  UD: a SEND
+ * of inline data arrives whole; one whose SGE no MR covers completes
+ * with LOC_PROT_ERR, sends nothing and puts the QP in SQE.
+ */
+static void uc_ud_refused(void)
+{
+	struct vt_opts o = vt_opts_default();
+	struct vt_pair p;
+	struct pmr_sge s;
+	struct pmr_send_wr w;
+	struct pmr_wc wc;
+
+	vt_pair(&v, PMR_QPT_UC, &o, 0, &p);
+	memset(dbuf, 0, 600);
+	memset(sbuf, 'w', 100);
+	s = (struct pmr_sge){ (uintptr_t)sbuf, 100, smr->lkey };
+	w = vt_swr(1, PMR_WR_RDMA_WRITE, &s, 1, PMR_SEND_SIGNALED);
+	w.wr.rdma.remote_addr = (uintptr_t)dbuf + 100;
+	w.wr.rdma.rkey = dmr->rkey ^ 0x80;              /* unknown key */
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	w.wr_id = 2;
+	w.wr.rdma.rkey = dmr->rkey;
+	w.wr.rdma.remote_addr = (uintptr_t)dbuf + sizeof(dbuf) - 50;
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);        /* beyond the MR */
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 2);
+	for (int i = 0; i < 600; i++)
+		CHECK_EQ(dbuf[i], 0);
+	CHECK_EQ(dbuf[sizeof(dbuf) - 50], 0);
+	CHECK_EQ(vt_state(p.qp[0]), PMR_QPS_RTS);
+	CHECK_EQ(vt_state(p.qp[1]), PMR_QPS_RTS);
+	vt_pair_destroy(&p);
+
+	vt_pair(&v, PMR_QPT_UD, &o, 0, &p);
+	memset(dbuf, 0xee, 200);
+	post_recv_ok(p.qp[1], 70, dbuf, 200);
+	memset(sbuf, 'i', 64);
+	w = ud_wr(&p, 3, &s, 64, o.qkey);
+	w.send_flags |= PMR_SEND_INLINE;
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
+	memset(sbuf, 'x', 64);  /* inline: the data was taken at the post */
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	vt_poll1(p.rcq[1], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 70);
+	CHECK_EQ(wc.byte_len, 40 + 64);
+	CHECK_EQ(dbuf[40], 'i');
+	CHECK_EQ(dbuf[40 + 63], 'i');
+	CHECK_EQ(dbuf[40 + 64], 0xee);
+	post_recv_ok(p.qp[1], 71, dbuf, 200);
+	w = ud_wr(&p, 4, &s, 64, o.qkey);
+	s.lkey = dmr->lkey;     /* an MR that does not cover sbuf */
+	CHECK_EQ(vt_post_send1(p.qp[0], &w), 0);
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_LOC_PROT_ERR);
+	CHECK_EQ(wc.wr_id, 4);
+	CHECK_EQ(vt_state(p.qp[0]), PMR_QPS_SQE);
+	CHECK_EQ(vt_count(p.rcq[1], 10), 0);
+	CHECK_EQ(vt_async_drain(&v), 0);
+	vt_pair_destroy(&p);
+}
+
 /* pmr_destroy_ah while a posted UD WR uses the AH (held back in SQD):
  * EBUSY, the WR still goes out with it (back in RTS, the next poll runs
  * it); once it completed, 0. */
@@ -306,6 +377,7 @@ int main(void)
 		    PMR_ACCESS_REMOTE_WRITE | PMR_ACCESS_REMOTE_READ);
 	uc();
 	ud();
+	uc_ud_refused();
 	ah_busy();
 	CHECK_EQ(pmr_dereg_mr(smr), 0);
 	CHECK_EQ(pmr_dereg_mr(dmr), 0);
