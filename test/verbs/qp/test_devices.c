@@ -230,6 +230,25 @@ static int child(const char *mode)
 		CHECK(l == NULL);
 		CHECK_EQ(errno, EINVAL);
 		CHECK_EQ(n, 0);
+	} else if (strcmp(mode, "undo") == 0) {
+		/* a configuration whose third device fails: the two made
+		 * before it are undone, so the API's first device is the
+		 * process's only one and takes the first name */
+		struct pmr_device *d;
+
+		errno = 0;
+		l = pmr_get_device_list(&n);
+		CHECK(l == NULL);
+		CHECK_EQ(errno, EINVAL);
+		CHECK_EQ(n, 0);
+		d = pmr_device_create("loop", NULL);
+		CHECK(d != NULL);
+		CHECK(strcmp(d->name, "pmr_loop0") == 0);
+		l = pmr_get_device_list(&n);
+		CHECK(l != NULL);
+		CHECK_EQ(n, 1);
+		CHECK(l[0] == d);
+		pmr_free_device_list(l);
 	} else if (strcmp(mode, "one2048") == 0) {
 		l = pmr_get_device_list(&n);
 		CHECK(l != NULL);
@@ -374,6 +393,7 @@ static void config(void)
 	run_child("two", "loop:mtu=1024;loop", NULL);
 	run_child("bad", "nosuch", NULL);
 	run_child("bad", "loop:mtu=1000", NULL);
+	run_child("undo", "loop;loop:mtu=512;loop:mtu=1000", NULL);
 	run_child("one2048", NULL, good);
 	run_child("bad", NULL, bad);
 	run_child("bad", NULL, badkey);
