@@ -3950,8 +3950,15 @@ static void case6(void)
 	send_pkt(&b, 32, 0x3C, false);
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, ud_qpn, 0);
 	send_pkt(&b, 32, 0x3C, false);
+	/* a good SEND for the RC QP at its PSN, to the victim's MAC but
+	 * another IP address: not the victim's, dropped before any QP */
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	b.dgid[15] ^= 0x40;
+	send_pkt(&b, 16, 0x3C, false);
 	rx_drain(150);
 	s1 = get_stats();
+	CHECK(sdiff(&s0, &s1, "rx_drop_not_roce") == 1,
+	      "rx_drop_not_roce +%" PRIu64, sdiff(&s0, &s1, "rx_drop_not_roce"));
 	CHECK(nans == 0, "%u answers to silently dropped packets", nans);
 	CHECK(sdiff(&s0, &s1, "rx_drop_unknown_qp") == 1,
 	      "rx_drop_unknown_qp +%" PRIu64, sdiff(&s0, &s1, "rx_drop_unknown_qp"));
@@ -3985,7 +3992,8 @@ static void case6(void)
 	      w[0].len == 16 && w[0].wr_id == q.rid[0], "RC receive after");
 	CHECK(wcs_of(ud_qpn, w, 16) == 1 && w[0].status == PMR_WC_SUCCESS &&
 	      w[0].len == 32 + 40 && w[0].wr_id == udid, "UD receive after");
-	verdict("6 unknown QPN / bad ICRC / wrong Q_Key -> dropped, counted", bad);
+	verdict("6 unknown QPN / bad ICRC / wrong Q_Key / not our IP -> "
+		"dropped, counted", bad);
 }
 
 static void case7(void)
