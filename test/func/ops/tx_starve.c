@@ -16,7 +16,9 @@
  * and put one off; four 64 KiB WRITEs and a 48 KiB SEND (in one list) all
  * complete once, in order, their data in place; the requester sent each
  * of their 76 packets once (its tx_pkts), nothing again (retransmits,
- * timeouts) and the responder took no duplicate and sent no NAK.
+ * timeouts) and the responder took no duplicate and sent no NAK.  Then
+ * the same with 48 WRITEs of one packet each (a request written whole
+ * from the QP's template, whose want of an mbuf is its own path).
  *
  *   tx_starve N     N: the device's tx_flush as the test was given it
  *                   (0: off), to check that passes flushed mid-way
@@ -35,7 +37,7 @@
 #include "port_counts.h"
 
 enum { NW = 4, WLEN = 65536, SLEN = 49152, MTU = 4096,
-       PKTS = NW * WLEN / MTU + SLEN / MTU };
+       PKTS = NW * WLEN / MTU + SLEN / MTU, NONE = 48, OLEN = 1024 };
 
 static struct vt v;
 static struct rte_mempool *pool;
@@ -66,6 +68,65 @@ static void feed(void)
 {
 	while (nheld > 0)
 		rte_pktmbuf_free(held[--nheld]);
+}
+
+/* The engine on the mbufs it keeps: 200 runs, the pool taken dry again
+ * after each. */
+static void starved_runs(void)
+{
+	for (int i = 0; i < 200; i++) {
+		CHECK(pmr_progress(v.ctx, 64) >= 0);
+		starve();
+	}
+}
+
+/*
+ * NONE one-packet WRITEs of OLEN bytes from src to dst, posted as one
+ * list while the pool is dry: each completes once, in order, its data in
+ * place, sent once (the requester's tx_pkts), nothing again.
+ */
+static void one_packet_writes(struct vt_pair *p, struct pmr_mr *mr,
+			      uint8_t *src, uint8_t *dst)
+{
+	static struct pmr_send_wr w[NONE];
+	static struct pmr_sge sg[NONE];
+	struct pmr_send_wr *bad = NULL;
+	struct pmr_roce_qp_stats q0, q1;
+	struct pmr_roce_port_stats s0, s1;
+	struct pmr_wc wc[NONE];
+
+	CHECK_EQ(pmr_roce_qp_stats(p->qp[0], &q0), 0);
+	for (uint32_t i = 0; i < NONE * OLEN; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	memset(dst, 0, NONE * OLEN);
+	for (int i = 0; i < NONE; i++) {
+		sg[i] = (struct pmr_sge){ (uintptr_t)(src + i * OLEN), OLEN,
+					  mr->lkey };
+		w[i] = vt_swr((uint64_t)(1000 + i), PMR_WR_RDMA_WRITE, &sg[i],
+			      1, PMR_SEND_SIGNALED);
+		w[i].wr.rdma.remote_addr = (uintptr_t)(dst + i * OLEN);
+		w[i].wr.rdma.rkey = mr->rkey;
+		w[i].next = i + 1 < NONE ? &w[i + 1] : NULL;
+	}
+	s0 = roce_counts(v.dev);
+	starve();
+	CHECK_EQ(pmr_post_send(p->qp[0], w, &bad), 0);
+	starved_runs();
+	s1 = roce_counts(v.dev);
+	feed();
+	EXPECT_MSG(s1.tx_no_mbuf > s0.tx_no_mbuf, "one-packet WRITEs: no "
+		   "frame put off for want of an mbuf");
+	CHECK_EQ(vt_poll(p->scq[0], NONE, wc, 3000), NONE);
+	for (int i = 0; i < NONE; i++) {
+		CHECK_WC(wc[i], PMR_WC_SUCCESS);
+		CHECK_EQ(wc[i].wr_id, (uint64_t)(1000 + i));
+	}
+	CHECK(memcmp(src, dst, NONE * OLEN) == 0);
+	CHECK_EQ(vt_count(p->scq[0], 50), 0);
+	CHECK_EQ(pmr_roce_qp_stats(p->qp[0], &q1), 0);
+	EXPECT_EQ(q1.tx_pkts, q0.tx_pkts + NONE);
+	EXPECT_EQ(q1.retransmits, 0u);
+	EXPECT_EQ(q1.timeouts, 0u);
 }
 
 int main(int argc, char **argv)
@@ -179,6 +240,7 @@ int main(int argc, char **argv)
 	printf("tx_flush=%u: %llu frames put off for want of an mbuf, %u "
 	       "engine runs that flushed and put one off\n", flush,
 	       (unsigned long long)(s1.tx_no_mbuf - s0.tx_no_mbuf), both);
+	one_packet_writes(&p, mr, src, dst);
 	vt_pair_destroy(&p);
 	CHECK_EQ(pmr_dereg_mr(mr), 0);
 	free(src);
