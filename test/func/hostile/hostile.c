@@ -4652,6 +4652,69 @@ static void case49(void)
 		"every WR, the victim still answers", bad);
 }
 
+/* A 64-byte WRITE ONLY of `fill` bytes to the MR's start, at psn. */
+static void write_fill(const struct vqp *q, uint32_t psn, uint8_t fill)
+{
+	struct wire_build b;
+
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, psn);
+	b.va = mr_va;
+	b.rkey = mr_rkey;
+	b.dma_len = 64;
+	send_pkt(&b, 64, fill, false);
+}
+
+/*
+ * A READ of 64 bytes answered, a WRITE that changes those bytes, then
+ * the READ again at its PSN (as its requester sends it after a lost
+ * response): a duplicate, which the responder executes again (a READ's
+ * data may have changed) and answers at the same PSN with the bytes as
+ * they are now; counted as a duplicate, the QP still in RTS and
+ * expecting the PSN after the WRITE (a SEND there is taken).
+ */
+static void case51(void)
+{
+	struct vqp q = new_qp(0x51000);
+	uint32_t p0 = q.epsn;
+	struct stats s0, s1;
+	struct ans a[4];
+	unsigned int nrr = 0;
+	int bad = 0;
+
+	s0 = get_stats();
+	read_at(&q, p0, mr_va, mr_rkey, 64);
+	rx_drain(50);
+	write_fill(&q, wire_psn_add(p0, 1), 0x3C);
+	rx_drain(50);
+	read_at(&q, p0, mr_va, mr_rkey, 64);
+	rx_drain(150);
+	s1 = get_stats();
+	for (unsigned int i = 0; i < 4; i++) {
+		struct ans x = nth_ans(q.dqpn, i);
+
+		if (x.opcode == WIRE_OP_RC_READ_RESPONSE_ONLY && nrr < 4)
+			a[nrr++] = x;
+	}
+	CHECK(nrr == 2, "%u READ responses, expected 2", nrr);
+	if (nrr == 2) {
+		CHECK(a[0].psn == p0 && a[1].psn == p0 && a[0].plen == 64 &&
+		      a[1].plen == 64, "READ responses psn 0x%x / 0x%x, %u / "
+		      "%u bytes", a[0].psn, a[1].psn, a[0].plen, a[1].plen);
+		CHECK(!a[0].out_of_mr, "the first response: not the MR's bytes");
+		CHECK(a[1].out_of_mr, "the duplicate answered with the old bytes");
+	}
+	CHECK(sdiff(&s0, &s1, "dup_requests") == 1, "dup_requests +%" PRIu64,
+	      sdiff(&s0, &s1, "dup_requests"));
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS");
+	/* the MR's guard bytes back, at the PSN after the WRITE */
+	write_fill(&q, wire_psn_add(p0, 2), GUARD_BYTE);
+	CHECK(answer_until(q.dqpn, wire_psn_add(p0, 2), 200),
+	      "no ACK for the WRITE after the duplicate");
+	CHECK(qp_state_of(q.qpn) == ST_RTS, "QP not RTS at the end");
+	verdict("51 a READ again at its PSN -> executed again, the bytes as "
+		"they are now", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4707,6 +4770,7 @@ static const struct {
 	{ 48, case48 },
 	{ 50, case50 },
 	{ 49, case49 },
+	{ 51, case51 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
