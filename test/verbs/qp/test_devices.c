@@ -208,6 +208,34 @@ static enum pmr_mtu dev_mtu(struct pmr_device *d)
 	return p.active_mtu;
 }
 
+/* The configuration refused: no list, errno err, no device. */
+static void list_refused(int err)
+{
+	int n = -1;
+
+	errno = 0;
+	CHECK(pmr_get_device_list(&n) == NULL);
+	CHECK_EQ(errno, err);
+	CHECK_EQ(n, 0);
+}
+
+/* After a refused configuration, the API still creates a device, and it
+ * is the process's only one, with the first name (nothing of the
+ * configuration was left behind). */
+static void then_one_device(void)
+{
+	struct pmr_device **l, *d = pmr_device_create("loop", NULL);
+	int n = -1;
+
+	CHECK(d != NULL);
+	CHECK(strcmp(d->name, "pmr_loop0") == 0);
+	l = pmr_get_device_list(&n);
+	CHECK(l != NULL);
+	CHECK_EQ(n, 1);
+	CHECK(l[0] == d);
+	pmr_free_device_list(l);
+}
+
 static int child(const char *mode)
 {
 	struct pmr_device **l;
@@ -225,30 +253,12 @@ static int child(const char *mode)
 		CHECK(pmr_get_device_guid(l[0]) != pmr_get_device_guid(l[1]));
 		pmr_free_device_list(l);
 	} else if (strcmp(mode, "bad") == 0) {
-		errno = 0;
-		l = pmr_get_device_list(&n);
-		CHECK(l == NULL);
-		CHECK_EQ(errno, EINVAL);
-		CHECK_EQ(n, 0);
+		list_refused(EINVAL);
 	} else if (strcmp(mode, "undo") == 0) {
 		/* a configuration whose third device fails: the two made
-		 * before it are undone, so the API's first device is the
-		 * process's only one and takes the first name */
-		struct pmr_device *d;
-
-		errno = 0;
-		l = pmr_get_device_list(&n);
-		CHECK(l == NULL);
-		CHECK_EQ(errno, EINVAL);
-		CHECK_EQ(n, 0);
-		d = pmr_device_create("loop", NULL);
-		CHECK(d != NULL);
-		CHECK(strcmp(d->name, "pmr_loop0") == 0);
-		l = pmr_get_device_list(&n);
-		CHECK(l != NULL);
-		CHECK_EQ(n, 1);
-		CHECK(l[0] == d);
-		pmr_free_device_list(l);
+		 * before it are undone */
+		list_refused(EINVAL);
+		then_one_device();
 	} else if (strcmp(mode, "one2048") == 0) {
 		l = pmr_get_device_list(&n);
 		CHECK(l != NULL);
@@ -317,22 +327,9 @@ static int child(const char *mode)
 		CHECK(ctx != NULL);
 		CHECK_EQ(pmr_close_device(ctx), 0);
 	} else if (strcmp(mode, "over") == 0) {
-		/* a configuration of 17: none of them, then the API still
-		 * creates devices */
-		struct pmr_device *d;
-
-		errno = 0;
-		l = pmr_get_device_list(&n);
-		CHECK(l == NULL);
-		CHECK_EQ(errno, ENOSPC);
-		CHECK_EQ(n, 0);
-		d = pmr_device_create("loop", NULL);
-		CHECK(d != NULL);
-		l = pmr_get_device_list(&n);
-		CHECK(l != NULL);
-		CHECK_EQ(n, 1);
-		CHECK(l[0] == d);
-		pmr_free_device_list(l);
+		/* a configuration of 17: none of them */
+		list_refused(ENOSPC);
+		then_one_device();
 	} else {
 		fprintf(stderr, "unknown child mode %s\n", mode);
 		return 2;

@@ -58,6 +58,13 @@ static void pd_busy(void)
  * (RoCEv2), port 1 (the device has one) and a source GID the table has
  * (the loopback device has one).
  */
+/* expr, a pointer, is NULL with errno EINVAL */
+#define CHECK_EINVAL(expr) do {			\
+		errno = 0;			\
+		CHECK((expr) == NULL);		\
+		CHECK_EQ(errno, EINVAL);	\
+	} while (0)
+
 static void obj_args(void)
 {
 	struct pmr_pd *pd = pmr_alloc_pd(v.ctx);
@@ -65,9 +72,7 @@ static void obj_args(void)
 	struct pmr_srq_init_attr si;
 
 	CHECK(pd != NULL);
-	errno = 0;
-	CHECK(pmr_alloc_pd(NULL) == NULL);
-	CHECK_EQ(errno, EINVAL);
+	CHECK_EINVAL(pmr_alloc_pd(NULL));
 	vt_ah_attr(&v, &aa);
 	for (int i = 0; i < 4; i++)
 		bad[i] = aa;
@@ -75,26 +80,15 @@ static void obj_args(void)
 	bad[1].port_num = 0;
 	bad[2].port_num = 2;
 	bad[3].grh.sgid_index = 1;
-	for (int i = 0; i < 4; i++) {
-		errno = 0;
-		CHECK(pmr_create_ah(pd, &bad[i]) == NULL);
-		CHECK_EQ(errno, EINVAL);
-	}
-	errno = 0;
-	CHECK(pmr_create_ah(NULL, &aa) == NULL);
-	CHECK_EQ(errno, EINVAL);
-	errno = 0;
-	CHECK(pmr_create_ah(pd, NULL) == NULL);
-	CHECK_EQ(errno, EINVAL);
+	for (int i = 0; i < 4; i++)
+		CHECK_EINVAL(pmr_create_ah(pd, &bad[i]));
+	CHECK_EINVAL(pmr_create_ah(NULL, &aa));
+	CHECK_EINVAL(pmr_create_ah(pd, NULL));
 	memset(&si, 0, sizeof(si));
 	si.attr.max_wr = 4;
 	si.attr.max_sge = 1;
-	errno = 0;
-	CHECK(pmr_create_srq(NULL, &si) == NULL);
-	CHECK_EQ(errno, EINVAL);
-	errno = 0;
-	CHECK(pmr_create_srq(pd, NULL) == NULL);
-	CHECK_EQ(errno, EINVAL);
+	CHECK_EINVAL(pmr_create_srq(NULL, &si));
+	CHECK_EINVAL(pmr_create_srq(pd, NULL));
 	CHECK_EQ(pmr_dealloc_pd(pd), 0);
 }
 
@@ -132,24 +126,15 @@ static void reg_args(void)
 	for (int i = 0; i < 100; i++)
 		CHECK_EQ(pmr_dereg_mr(mr[i]), 0);
 
-	for (size_t i = 0; i < sizeof(bad_access) / sizeof(bad_access[0]); i++) {
-		errno = 0;
-		CHECK(pmr_reg_mr(v.pd, buf, 64, bad_access[i]) == NULL);
-		CHECK_EQ(errno, EINVAL);
-	}
+	for (size_t i = 0; i < sizeof(bad_access) / sizeof(bad_access[0]); i++)
+		CHECK_EINVAL(pmr_reg_mr(v.pd, buf, 64, bad_access[i]));
 	/* REMOTE_READ alone is fine (no local write needed) */
 	mr[0] = vt_mr(v.pd, buf, 64, PMR_ACCESS_REMOTE_READ);
 	CHECK_EQ(pmr_dereg_mr(mr[0]), 0);
-	errno = 0;
-	CHECK(pmr_reg_mr(v.pd, NULL, 64, PMR_ACCESS_LOCAL_WRITE) == NULL);
-	CHECK_EQ(errno, EINVAL);
-	errno = 0;
-	CHECK(pmr_reg_mr(v.pd, (void *)(UINTPTR_MAX - 10), 100,
-			 PMR_ACCESS_LOCAL_WRITE) == NULL);
-	CHECK_EQ(errno, EINVAL);
-	errno = 0;
-	CHECK(pmr_reg_mr(NULL, buf, 64, PMR_ACCESS_LOCAL_WRITE) == NULL);
-	CHECK_EQ(errno, EINVAL);
+	CHECK_EINVAL(pmr_reg_mr(v.pd, NULL, 64, PMR_ACCESS_LOCAL_WRITE));
+	CHECK_EINVAL(pmr_reg_mr(v.pd, (void *)(UINTPTR_MAX - 10), 100,
+				PMR_ACCESS_LOCAL_WRITE));
+	CHECK_EINVAL(pmr_reg_mr(NULL, buf, 64, PMR_ACCESS_LOCAL_WRITE));
 }
 
 /*
