@@ -612,6 +612,13 @@ static struct lat_res lat_stats(double *s, size_t n, uint64_t bytes)
 	return r;
 }
 
+/* Where notes beside the results go: stdout, or stderr with --output,
+ * whose stdout carries the numbers alone. */
+static FILE *note_out(void)
+{
+	return o.output ? stderr : stdout;
+}
+
 static const char *mode_name(bool raw)
 {
 	return raw ? "raw" : "rdma";
@@ -1613,8 +1620,8 @@ static void raw_bw(uint64_t size, uint64_t iters, bool warm,
 	}
 	res->peak = res->avg;
 	if (!o.json && !warm && mine.rx < sent)
-		fprintf(o.output ? stderr : stdout,
-			" (raw: %lu of %lu frames received)\n", mine.rx, sent);
+		fprintf(note_out(), " (raw: %lu of %lu frames received)\n",
+			mine.rx, sent);
 done:
 	barrier("RAWBWDONE");
 	if (rbuf != buf)
@@ -3021,7 +3028,9 @@ static int parse_opts(int argc, char **argv)
 	return 0;
 }
 
-/* --output: a unit of the test's kind, and one result a line. */
+/* --output: a unit of the test's kind, and one result a line (either
+ * end: a server prints no result, but takes no option it would refuse
+ * as a client). */
 static void output_check(void)
 {
 	if (!o.output)
@@ -3094,7 +3103,6 @@ static void defaults(void)
 		    "completion (as perftest's)");
 	if (o.events && o.raw == 1)
 		die("-e is for RDMA (not --raw)");
-	output_check();
 }
 
 /* A UD message is one packet: -s at most the MTU (-a stops there). */
@@ -3280,6 +3288,7 @@ int main(int argc, char **argv)
 	server = o.host == NULL;
 	if (!server && o.forever)
 		forever_signals();
+	output_check();
 	if (!server)
 		defaults();       /* bad options fail before EAL and TCP */
 	if (!server && o.samples != NULL)
@@ -3411,11 +3420,10 @@ int main(int argc, char **argv)
 		if (pmr_roce_port_stats(dev, &st) == 0 &&
 		    (st.retransmits || st.timeouts || st.nak_rnr_rx ||
 		     st.tx_no_mbuf || st.tx_drops))
-			fprintf(o.output ? stderr : stdout,
-				" note: retransmits %lu timeouts %lu "
-				"rnr_naks_rx %lu tx_no_mbuf %lu tx_drops %lu\n",
-			       st.retransmits, st.timeouts, st.nak_rnr_rx,
-			       st.tx_no_mbuf, st.tx_drops);
+			fprintf(note_out(), " note: retransmits %lu timeouts "
+				"%lu rnr_naks_rx %lu tx_no_mbuf %lu tx_drops "
+				"%lu\n", st.retransmits, st.timeouts,
+				st.nak_rnr_rx, st.tx_no_mbuf, st.tx_drops);
 	}
 	samples_close();
 	for (int k = 0; k < nsizes; k++)

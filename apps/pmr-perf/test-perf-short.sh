@@ -312,12 +312,13 @@ PY
 # reject MESSAGE ARGS...: options it must refuse with MESSAGE, before
 # any EAL or TCP set-up (no server runs, no port: anything accepted dies
 # later with another message).  R_FAULT=F: pmr-perf-fault with
-# PMR_PERF_FAULT=F instead.
+# PMR_PERF_FAULT=F instead.  R_SERVER=1: as a server (no host).
 reject() {
-	local msg=$1 out bin=$BIN
+	local msg=$1 out bin=$BIN host=(127.0.0.1)
 	shift
 	[ -n "${R_FAULT:-}" ] && bin=$FBIN
-	if out=$(PMR_PERF_FAULT=${R_FAULT:-} timeout 10 "$bin" "$@" 127.0.0.1 \
+	[ "${R_SERVER:-0}" = 1 ] && host=()
+	if out=$(PMR_PERF_FAULT=${R_FAULT:-} timeout 10 "$bin" "$@" "${host[@]}" \
 		 -- -l 0 --no-pci "${MEM[@]}" 2>&1) ||
 	   ! grep -qF "pmr-perf: $msg" <<<"$out"; then
 		echo "FAIL: pmr-perf $* was not refused with '$msg': $out"
@@ -972,6 +973,10 @@ reject "--output message_rate is for the bandwidth tests" send_lat \
 	--output message_rate
 reject "--output and --json: one or the other" send_lat --output latency \
 	--json
+R_SERVER=1 reject "--output and --json: one or the other" send_lat \
+	--output latency --json
+R_SERVER=1 reject "--output latency is for the latency tests" write_bw \
+	--output latency
 reject "--output prints one number a result: not with --raw-compare" \
 	send_lat --output latency --raw-compare
 reject "--output prints one number a result: not with --one-qp-compare" \
