@@ -42,6 +42,9 @@ static void contexts(void)
 	struct pmr_qp *qp;
 
 	vt_open(&v);
+	errno = 0;
+	CHECK(pmr_open_device(NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
 	c2 = pmr_open_device(v.dev);
 	CHECK(c2 != NULL && c2 != v.ctx);
 	CHECK(c2->device == v.dev);
@@ -254,6 +257,8 @@ static int child(const char *mode)
 		pmr_free_device_list(l);
 	} else if (strcmp(mode, "bad") == 0) {
 		list_refused(EINVAL);
+	} else if (strcmp(mode, "noconfig") == 0) {
+		list_refused(ENOENT);
 	} else if (strcmp(mode, "undo") == 0) {
 		/* a configuration whose third device fails: the two made
 		 * before it are undone */
@@ -368,9 +373,9 @@ static void run_child(const char *mode, const char *devices,
 
 static char *temp_config(const char *text)
 {
-	static char paths[4][64];
+	static char paths[8][64];
 	static int k;
-	char *p = paths[k++ & 3];
+	char *p = paths[k++ & 7];
 	int fd;
 
 	snprintf(p, 64, "/tmp/pmr_qp_cfg_XXXXXX");
@@ -386,6 +391,10 @@ static void config(void)
 	char *good = temp_config("# comment\n\ndevice = loop:mtu=2048\n");
 	char *bad = temp_config("device = loop\nthis line is bad\n");
 	char *badkey = temp_config("nosuchkey = 1\n");
+	/* the EAL arguments of a file: taken (used by a driver that needs
+	 * EAL; the loopback device does not) */
+	char *eal = temp_config("eal = --no-pci --no-huge -m 64\n"
+				"device = loop:mtu=2048\n");
 
 	run_child("two", "loop:mtu=1024;loop", NULL);
 	run_child("bad", "nosuch", NULL);
@@ -394,6 +403,8 @@ static void config(void)
 	run_child("one2048", NULL, good);
 	run_child("bad", NULL, bad);
 	run_child("bad", NULL, badkey);
+	run_child("one2048", NULL, eal);
+	run_child("noconfig", NULL, "/nonexistent/pmrdma.conf");
 	run_child("create", NULL, NULL);
 	run_child("full", NULL, NULL);
 	run_child("over", "loop;loop;loop;loop;loop;loop;loop;loop;loop;loop;"
@@ -401,6 +412,7 @@ static void config(void)
 	unlink(good);
 	unlink(bad);
 	unlink(badkey);
+	unlink(eal);
 }
 
 int main(int argc, char **argv)
