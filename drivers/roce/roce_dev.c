@@ -179,8 +179,11 @@ static int port_setup(struct roce_dev *d)
 	if (socket < 0)
 		socket = 0;
 	ret = rte_eth_dev_info_get(d->port_id, &info);
-	if (ret != 0)
+	if (ret != 0) {
+		ROCE_LOG(ERR, "port %u: no device information: %s",
+			 d->port_id, strerror(-ret));
 		return ret;
+	}
 	/* the "auto" arguments turn on what needs a cheap transmit burst
 	 * only on memif (a ring in shared memory, its peer polling another
 	 * core); elsewhere a burst is a system call (af_packet, tap) or a
@@ -198,8 +201,10 @@ static int port_setup(struct roce_dev *d)
 	memset(&conf, 0, sizeof(conf));
 	ret = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
 	if (ret != 0) {
-		ROCE_LOG(ERR, "port %u: configure failed: %s", d->port_id,
-			 strerror(-ret));
+		ROCE_LOG(ERR, "port %u: configure failed: %s%s", d->port_id,
+			 strerror(-ret), ret == -EBUSY ? " (started already? "
+			 "the device configures and starts the port itself)" :
+			 "");
 		return ret;
 	}
 	rte_eth_dev_adjust_nb_rx_tx_desc(d->port_id, &nrx, &ntx);
@@ -219,7 +224,9 @@ static int port_setup(struct roce_dev *d)
 /*
  * Configure and start the port.  A memif client cannot start before its
  * server exists, and a port whose start failed does not pass traffic
- * once a later start succeeds: each retry sets the port up again.
+ * once a later start succeeds: each retry sets the port up again.  Only
+ * the start is retried: a port that refuses its configuration or queues
+ * (one the application started itself, say) would refuse them again.
  */
 static int port_start(struct roce_dev *d)
 {
@@ -227,10 +234,10 @@ static int port_start(struct roce_dev *d)
 
 	for (int ms = 0;; ms += 20) {
 		ret = port_setup(d);
-		if (ret == 0) {
-			rte_eth_promiscuous_enable(d->port_id);
-			ret = rte_eth_dev_start(d->port_id);
-		}
+		if (ret != 0)
+			return ret;
+		rte_eth_promiscuous_enable(d->port_id);
+		ret = rte_eth_dev_start(d->port_id);
 		if (ret == 0 || ms >= START_RETRY_MS)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
@@ -291,10 +298,12 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 					  RTE_PKTMBUF_HEADROOM + ROCE_MBUF_DATA,
 					  rte_socket_id());
 	if (d->pool == NULL) {
-		ROCE_LOG(ERR, "cannot create the mbuf pool: %s",
+		/* EEXIST: the application has a pool of that name */
+		ret = rte_errno == EEXIST ? -EEXIST : -ENOMEM;
+		ROCE_LOG(ERR, "cannot create the mbuf pool %s: %s", name,
 			 rte_strerror(rte_errno));
 		free(d);
-		return -ENOMEM;
+		return ret;
 	}
 	ret = port_start(d);
 	if (ret != 0) {
