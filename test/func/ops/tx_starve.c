@@ -18,7 +18,9 @@
  * of their 76 packets once (its tx_pkts), nothing again (retransmits,
  * timeouts) and the responder took no duplicate and sent no NAK.  Then
  * the same with 48 WRITEs of one packet each (a request written whole
- * from the QP's template, whose want of an mbuf is its own path).
+ * from the QP's template, whose want of an mbuf is its own path), in
+ * two posts with no engine run between, so that the requester's own
+ * frames, not only ACKs, are the ones put off.
  *
  *   tx_starve N     N: the device's tx_flush as the test was given it
  *                   (0: off), to check that passes flushed mid-way
@@ -81,9 +83,10 @@ static void starved_runs(void)
 }
 
 /*
- * NONE one-packet WRITEs of OLEN bytes from src to dst, posted as one
- * list while the pool is dry: each completes once, in order, its data in
- * place, sent once (the requester's tx_pkts), nothing again.
+ * NONE one-packet WRITEs of OLEN bytes from src to dst, posted as two
+ * lists while the pool is dry, the second finding no mbuf for the
+ * requester's frames: each completes once, in order, its data in place,
+ * sent once (the requester's tx_pkts), nothing again.
  */
 static void one_packet_writes(struct vt_pair *p, struct pmr_mr *mr,
 			      uint8_t *src, uint8_t *dst)
@@ -91,7 +94,7 @@ static void one_packet_writes(struct vt_pair *p, struct pmr_mr *mr,
 	static struct pmr_send_wr w[NONE];
 	static struct pmr_sge sg[NONE];
 	struct pmr_send_wr *bad = NULL;
-	struct pmr_roce_qp_stats q0, q1;
+	struct pmr_roce_qp_stats q0, qs, q1;
 	struct pmr_roce_port_stats s0, s1;
 	struct pmr_wc wc[NONE];
 
@@ -110,12 +113,22 @@ static void one_packet_writes(struct vt_pair *p, struct pmr_mr *mr,
 	}
 	s0 = roce_counts(v.dev);
 	starve();
+	/* two posts, no engine run between (so no frame received, no ACK
+	 * sent): a post builds up to 32 frames, as many as the device
+	 * keeps mbufs in hand, so the second finds none in hand and the
+	 * pool dry.  The requester built fewer frames than it was given,
+	 * and the ones it could not build are the port's frames put off. */
+	w[NONE / 3 * 2 - 1].next = NULL;
 	CHECK_EQ(pmr_post_send(p->qp[0], w, &bad), 0);
-	starved_runs();
+	CHECK_EQ(pmr_post_send(p->qp[0], &w[NONE / 3 * 2], &bad), 0);
 	s1 = roce_counts(v.dev);
-	feed();
+	CHECK_EQ(pmr_roce_qp_stats(p->qp[0], &qs), 0);
 	EXPECT_MSG(s1.tx_no_mbuf > s0.tx_no_mbuf, "one-packet WRITEs: no "
-		   "frame put off for want of an mbuf");
+		   "frame put off for want of an mbuf at the posts");
+	EXPECT_MSG(qs.tx_pkts - q0.tx_pkts < NONE, "one-packet WRITEs: all "
+		   "%d built at the posts with the pool dry", NONE);
+	starved_runs();
+	feed();
 	CHECK_EQ(vt_poll(p->scq[0], NONE, wc, 3000), NONE);
 	for (int i = 0; i < NONE; i++) {
 		CHECK_WC(wc[i], PMR_WC_SUCCESS);
