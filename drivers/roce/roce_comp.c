@@ -186,12 +186,12 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 }
 
 /*
- * The answer for `psn` belongs to a WQE after the oldest one (a READ
- * whose last answers were lost: ack_upto() has asked for them again).
- * Dropped; the WQE is answered again after the one before it.  A READ
- * response needs no such check: an oldest READ or atomic that it passes
- * has been rewound by ack_upto(), so it is either not started again
- * (head_wqe() finds nothing) or a READ that takes the response as a gap.
+ * The answer for `psn` belongs to a WQE after the oldest one, a READ or
+ * atomic whose own answers were lost: ack_upto() has asked for them
+ * again, or had since the last progress (ask_again()), in which case the
+ * oldest is still started.  Dropped; the WQE is answered again after the
+ * one before it.  An oldest READ takes a later READ response as a gap
+ * instead, which asks the same.
  */
 static bool later_answer(const struct roce_swqe_st *s, uint32_t psn)
 {
@@ -213,7 +213,11 @@ static void read_resp_rx(struct roce_qp *rq, const uint8_t *f,
 	if (w == NULL)
 		return;
 	if (w->opcode != PMR_WR_RDMA_READ) {
-		fail_head(rq, PMR_WC_BAD_RESP_ERR);
+		/* a later READ's answer behind an atomic whose own was
+		 * lost; one within the oldest WQE's PSNs is no answer to
+		 * what it asked */
+		if (!later_answer(s, p->psn))
+			fail_head(rq, PMR_WC_BAD_RESP_ERR);
 		return;
 	}
 	expect = wire_psn_add(s->first_psn, roce_mtu_whole(rq->read_off, mtu));

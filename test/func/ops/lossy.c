@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two RoCE devices talking over a link that loses, duplicates and
+ * reorders frames: every operation still completes once, successfully,
+ * in order, with the bytes it was given.
+ *
+ * One process, two RoCE devices, each on a port made of two rte_rings
+ * the program holds (ringport.c); the program is the link between them.
+ * It moves each frame from one device's transmit ring to the other's
+ * receive ring, and, chosen by a pseudo-random sequence of a fixed seed,
+ * drops one in DROP (ACKs, NAKs and READ responses as much as requests),
+ * sends one in DUP twice and holds one in SWAP back behind the next.
+ *
+ * PAIRS RC QP pairs, half of them sending from the first device, half
+ * from the second; each requester posts OPS operations, up to DEPTH at a
+ * time, in turn: a SEND and an RDMA WRITE with immediate (each taking a
+ * receive), an RDMA WRITE, an RDMA READ (sizes of 1 byte to several
+ * packets at the path MTU of 1024), a FETCH_ADD and a CMP_SWAP of one
+ * counter at the responder.  The QPs' ACK timeout is about 4 ms, 7
+ * retries.  Checked:
+ *   - every WR completes exactly once, SUCCESS, in the order posted, with
+ *     its opcode; every receive likewise, with the byte count, the
+ *     immediate value and the payload of its SEND;
+ *   - a WRITE's bytes are at the responder when it completes, a READ's
+ *     in the requester's buffer;
+ *   - each atomic returns the counter's value before it (0, 1, 2, ...:
+ *     one executed twice would skip one, a CMP_SWAP would fail its
+ *     compare), and the counter ends at the number of atomics;
+ *   - frames were dropped, duplicated and reordered, and requesters
+ *     retransmitted: the checks above ran against loss.
+ *
+ *   lossy [DROP DUP SWAP]   run by ring.sh (EAL arguments, the
+ *                           configuration); 23 97 89 unless given
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <pmr_roce.h>
+#include <pmr_verbs.h>
+
+#include "ringport.h"
+#include "vt.h"
+
+#define PAIRS 4
+#define OPS 600           /* per requester */
+#define DEPTH 16          /* WRs in flight per requester */
+#define NRECV 32          /* receives posted per responder */
+#define SLOTS 64          /* buffers per requester, DEPTH of them in use */
+#define SLOT 8192         /* the largest message, 8 packets */
+/* one frame in `drop` dropped, one in `dup` sent twice, one in `swap`
+ * held back behind the next (the program's arguments) */
+static uint32_t drop = 23, dup = 97, swap = 89;
+#define RING 1024
+
+enum { K_SEND, K_WRITE_IMM, K_WRITE, K_READ, K_FADD, K_CSWAP, KINDS };
+
+/* one side's memory of a pair, in one MR */
+struct mem {
+	uint8_t src[SLOTS][SLOT];       /* what SENDs and WRITEs carry */
+	uint8_t dst[SLOTS][SLOT];       /* WRITE targets; READ results */
+	uint8_t recv[NRECV][SLOT];      /* receive buffers */
+	uint8_t rsrc[4 * SLOT];         /* what READs read */
+	uint64_t atom[SLOTS];           /* atomic results */
+	uint64_t counter;               /* the atomics' target */
+};
+
+struct pair {
+	struct vt *rv, *sv;             /* requester's and responder's side */
+	struct pmr_qp *req, *resp;
+	struct pmr_cq *scq, *rcq;       /* requester's send, responder's recv */
+	struct mem *rm, *sm;            /* requester's and responder's memory */
+	struct pmr_mr *rmr, *smr;
+	uint32_t posted, done;          /* the requester's WRs */
+	uint32_t rx_done;               /* receives completed */
+	uint64_t atomics;               /* atomics completed */
+};
+
+static struct ringport rp[2];
+static struct vt v[2];
+static struct rte_mempool *own;
+static struct pair pairs[PAIRS];
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t moved, dropped, duped, swapped;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static enum pmr_wr_opcode kind_op(int k)
+{
+	static const enum pmr_wr_opcode ops[KINDS] = {
+		PMR_WR_SEND, PMR_WR_RDMA_WRITE_WITH_IMM, PMR_WR_RDMA_WRITE,
+		PMR_WR_RDMA_READ, PMR_WR_ATOMIC_FETCH_AND_ADD,
+		PMR_WR_ATOMIC_CMP_AND_SWP,
+	};
+
+	return ops[k];
+}
+
+static enum pmr_wc_opcode kind_wc(int k)
+{
+	static const enum pmr_wc_opcode ops[KINDS] = {
+		PMR_WC_SEND, PMR_WC_RDMA_WRITE, PMR_WC_RDMA_WRITE,
+		PMR_WC_RDMA_READ, PMR_WC_FETCH_ADD, PMR_WC_COMP_SWAP,
+	};
+
+	return ops[k];
+}
+
+/* Operation n of a requester: its kind and size (atomics: 8). */
+static int op_kind(uint32_t n)
+{
+	return (int)(n % KINDS);
+}
+
+static uint32_t op_len(uint32_t n)
+{
+	static const uint32_t sizes[] = { 1, 64, 1023, 1024, 1025, 3000,
+					  4096, 8192, 17, 2048 };
+
+	return op_kind(n) >= K_FADD ? 8 : sizes[(n / KINDS) % 10];
+}
+
+/* How many of operations 0..n-1 take a receive. */
+static uint32_t recvs_before(uint32_t n)
+{
+	return n / KINDS * 2 + (n % KINDS > 0) + (n % KINDS > 1);
+}
+
+static uint8_t byte_of(int pair, uint32_t n, uint32_t i)
+{
+	return (uint8_t)(pair * 31 + n * 7 + i * 13 + (i >> 8));
+}
+
+/* ---- the link ------------------------------------------------------- */
+
+static void link_move(struct ringport *from, struct ringport *to)
+{
+	void *held = NULL, *m;
+
+	while (rte_ring_dequeue(from->tx, &m) == 0) {
+		moved++;
+		if (rnd() % drop == 0) {
+			dropped++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (rnd() % dup == 0) {
+			struct rte_mbuf *c = rte_pktmbuf_copy(m, own, 0,
+							      UINT32_MAX);
+
+			if (c != NULL) {
+				duped++;
+				CHECK_EQ(rte_ring_enqueue(to->rx, c), 0);
+			}
+		}
+		if (rnd() % swap == 0 && held == NULL) {
+			swapped++;
+			held = m;
+			continue;
+		}
+		CHECK_EQ(rte_ring_enqueue(to->rx, m), 0);
+		if (held != NULL) {
+			CHECK_EQ(rte_ring_enqueue(to->rx, held), 0);
+			held = NULL;
+		}
+	}
+	if (held != NULL)
+		CHECK_EQ(rte_ring_enqueue(to->rx, held), 0);
+}
+
+/* ---- the pairs ------------------------------------------------------ */
+
+static void post_recv(struct pair *p, uint32_t slot)
+{
+	struct pmr_sge s = { (uintptr_t)p->sm->recv[slot], SLOT,
+			     p->smr->lkey };
+	struct pmr_recv_wr w = vt_rwr(slot, &s, 1);
+
+	CHECK_EQ(vt_post_recv1(p->resp, &w), 0);
+}
+
+static void post_one(struct pair *pi, int pn)
+{
+	struct pair *p = &pi[pn];
+	uint32_t n = p->posted, slot = n % SLOTS, len = op_len(n);
+	int k = op_kind(n);
+	struct pmr_sge s;
+	struct pmr_send_wr w;
+
+	if (k == K_READ) {
+		s = (struct pmr_sge){ (uintptr_t)p->rm->dst[slot], len,
+				      p->rmr->lkey };
+	} else if (k >= K_FADD) {
+		s = (struct pmr_sge){ (uintptr_t)&p->rm->atom[slot], 8,
+				      p->rmr->lkey };
+	} else {
+		for (uint32_t i = 0; i < len; i++)
+			p->rm->src[slot][i] = byte_of(pn, n, i);
+		s = (struct pmr_sge){ (uintptr_t)p->rm->src[slot], len,
+				      p->rmr->lkey };
+	}
+	w = vt_swr(n, kind_op(k), &s, 1, PMR_SEND_SIGNALED);
+	switch (k) {
+	case K_WRITE_IMM:
+		w.imm_data = rte_cpu_to_be_32(n);
+		/* fall through */
+	case K_WRITE:
+		w.wr.rdma.remote_addr = (uintptr_t)p->sm->dst[slot];
+		w.wr.rdma.rkey = p->smr->rkey;
+		memset(p->sm->dst[slot], 0, len);
+		break;
+	case K_READ:
+		w.wr.rdma.remote_addr =
+			(uintptr_t)&p->sm->rsrc[(n * 4099) % (3 * SLOT)];
+		w.wr.rdma.rkey = p->smr->rkey;
+		memset(p->rm->dst[slot], 0, len);
+		break;
+	case K_FADD:
+	case K_CSWAP:
+		/* the counter's value before this atomic is the number of
+		 * atomics before it, since they complete in order */
+		w.wr.atomic.remote_addr = (uintptr_t)&p->sm->counter;
+		w.wr.atomic.rkey = p->smr->rkey;
+		w.wr.atomic.compare_add = k == K_FADD ? 1 : n / KINDS * 2 + 1;
+		w.wr.atomic.swap = n / KINDS * 2 + 2;
+		p->rm->atom[slot] = UINT64_MAX;
+		break;
+	default:
+		break;
+	}
+	CHECK_EQ(vt_post_send1(p->req, &w), 0);
+	p->posted++;
+}
+
+/* The requester's completion of operation n: checked against the
+ * memory it names. */
+static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+{
+	struct pair *p = &pi[pn];
+	uint32_t n = p->done, slot = n % SLOTS, len = op_len(n);
+	int k = op_kind(n);
+
+	CHECK_WC(*wc, PMR_WC_SUCCESS);
+	EXPECT_EQ_MSG(wc->wr_id, n, "pair %d: completions out of order", pn);
+	if (wc->wr_id != n)
+		exit(1);
+	EXPECT_EQ_MSG(wc->opcode, kind_wc(k), "pair %d op %u", pn, n);
+	switch (k) {
+	case K_WRITE:
+	case K_WRITE_IMM:
+		EXPECT_MSG(memcmp(p->sm->dst[slot], p->rm->src[slot], len) == 0,
+			   "pair %d: WRITE %u (%u bytes) not in place", pn, n,
+			   len);
+		break;
+	case K_READ:
+		EXPECT_MSG(memcmp(p->rm->dst[slot],
+				  &p->sm->rsrc[(n * 4099) % (3 * SLOT)],
+				  len) == 0,
+			   "pair %d: READ %u (%u bytes) not as read", pn, n,
+			   len);
+		break;
+	case K_FADD:
+	case K_CSWAP:
+		EXPECT_EQ_MSG(p->rm->atom[slot], n / KINDS * 2 + (k == K_CSWAP),
+			      "pair %d: atomic %u's original value", pn, n);
+		p->atomics++;
+		break;
+	default:
+		break;
+	}
+	p->done++;
+}
+
+/* The responder's receive completion, the r-th: the SEND or WRITE with
+ * immediate that takes it. */
+static void check_recv_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+{
+	struct pair *p = &pi[pn];
+	uint32_t r = p->rx_done, n = r / 2 * KINDS + r % 2;
+	uint32_t len = op_len(n), slot = (uint32_t)wc->wr_id;
+
+	CHECK_WC(*wc, PMR_WC_SUCCESS);
+	CHECK(slot < NRECV);
+	EXPECT_EQ_MSG(slot, r % NRECV, "pair %d: receives out of order", pn);
+	if (op_kind(n) == K_SEND) {
+		EXPECT_EQ_MSG(wc->opcode, PMR_WC_RECV, "pair %d recv %u", pn,
+			      r);
+		EXPECT_EQ_MSG(wc->byte_len, len, "pair %d: SEND %u", pn, n);
+		for (uint32_t i = 0; i < len; i++)
+			if (p->sm->recv[slot][i] != byte_of(pn, n, i)) {
+				EXPECT_MSG(0, "pair %d: SEND %u byte %u", pn,
+					   n, i);
+				break;
+			}
+	} else {
+		EXPECT_EQ_MSG(wc->opcode, PMR_WC_RECV_RDMA_WITH_IMM,
+			      "pair %d recv %u", pn, r);
+		EXPECT_MSG(wc->wc_flags & PMR_WC_WITH_IMM, "pair %d recv %u",
+			   pn, r);
+		EXPECT_EQ_MSG(rte_be_to_cpu_32(wc->imm_data), n,
+			      "pair %d: immediate", pn);
+		EXPECT_EQ_MSG(wc->byte_len, len, "pair %d: WRITE_IMM %u", pn,
+			      n);
+	}
+	p->rx_done++;
+	post_recv(p, slot);
+}
+
+static void pair_make(int pn, int from)
+{
+	struct pair *p = &pairs[pn];
+	struct vt_opts o = vt_opts_default();
+
+	p->rv = &v[from];
+	p->sv = &v[1 - from];
+	p->rm = calloc(1, sizeof(struct mem));
+	p->sm = calloc(1, sizeof(struct mem));
+	CHECK(p->rm != NULL && p->sm != NULL);
+	for (size_t i = 0; i < sizeof(p->sm->rsrc); i++)
+		p->sm->rsrc[i] = (uint8_t)(i * 11 + pn + (i >> 10));
+	p->rmr = vt_mr(p->rv->pd, p->rm, sizeof(*p->rm),
+		       PMR_ACCESS_LOCAL_WRITE);
+	p->smr = vt_mr(p->sv->pd, p->sm, sizeof(*p->sm),
+		       PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE |
+		       PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC);
+	p->scq = vt_cq(p->rv, 2 * DEPTH);
+	p->rcq = vt_cq(p->sv, 2 * NRECV);
+	p->req = vt_qp(p->rv->pd, PMR_QPT_RC, p->scq, p->scq, DEPTH, 1);
+	p->resp = vt_qp(p->sv->pd, PMR_QPT_RC, p->rcq, p->rcq, NRECV, 1);
+	o.timeout = 10;         /* 4.2 ms */
+	o.retry_cnt = 7;
+	/* each QP's address vector names the other side's GID: connect it
+	 * as vt_connect() would through the other side's vt */
+	vt_connect(p->sv, p->req, p->resp->qp_num, &o);
+	vt_connect(p->rv, p->resp, p->req->qp_num, &o);
+	for (uint32_t i = 0; i < NRECV; i++)
+		post_recv(p, i);
+}
+
+static void pair_destroy(struct pair *p)
+{
+	CHECK_EQ(pmr_destroy_qp(p->req), 0);
+	CHECK_EQ(pmr_destroy_qp(p->resp), 0);
+	CHECK_EQ(pmr_destroy_cq(p->scq), 0);
+	CHECK_EQ(pmr_destroy_cq(p->rcq), 0);
+	CHECK_EQ(pmr_dereg_mr(p->rmr), 0);
+	CHECK_EQ(pmr_dereg_mr(p->smr), 0);
+	free(p->rm);
+	free(p->sm);
+}
+
+static bool pair_step(int pn)
+{
+	struct pair *p = &pairs[pn];
+	struct pmr_wc wc[DEPTH];
+	int got;
+
+	while (p->posted < OPS && p->posted - p->done < DEPTH &&
+	       recvs_before(p->posted + 1) <= p->rx_done + NRECV)
+		post_one(pairs, pn);
+	got = pmr_poll_cq(p->scq, DEPTH, wc);
+	CHECK(got >= 0);
+	for (int i = 0; i < got; i++)
+		check_send_wc(pairs, pn, &wc[i]);
+	got = pmr_poll_cq(p->rcq, DEPTH, wc);
+	CHECK(got >= 0);
+	for (int i = 0; i < got; i++)
+		check_recv_wc(pairs, pn, &wc[i]);
+	return p->done == OPS && p->rx_done == recvs_before(OPS);
+}
+
+int main(int argc, char **argv)
+{
+	struct pmr_roce_port_stats ps[2];
+	uint64_t end, retransmits = 0;
+	bool all;
+
+	if (argc == 4) {
+		drop = (uint32_t)strtoul(argv[1], NULL, 10);
+		dup = (uint32_t)strtoul(argv[2], NULL, 10);
+		swap = (uint32_t)strtoul(argv[3], NULL, 10);
+	}
+	CHECK(argc == 1 || argc == 4);
+	CHECK(drop >= 2 && dup >= 2 && swap >= 2);
+	ringport_eal_init();
+	own = rte_pktmbuf_pool_create("lossy_own", 1023, 0, 0,
+				      RTE_MBUF_DEFAULT_BUF_SIZE,
+				      (int)rte_socket_id());
+	CHECK(own != NULL);
+	/* 10.81.0.1 and 10.82.0.1, each the other's neighbour */
+	for (int i = 0; i < 2; i++) {
+		char name[16], extra[64];
+		unsigned int other = 0x52 - (unsigned int)i;
+		struct pmr_device *dev;
+
+		snprintf(name, sizeof(name), "lossy%d", i);
+		snprintf(extra, sizeof(extra),
+			 ",neigh=10.%u.0.1/02:00:00:00:%02x:01", other, other);
+		dev = ringport_device_args(&rp[i], name, RING,
+					   (uint8_t)(0x51 + i), extra);
+		CHECK(dev != NULL);
+		vt_open_dev(&v[i], dev);
+	}
+	for (int i = 0; i < PAIRS; i++)
+		pair_make(i, i % 2);
+
+	end = vt_now_ms() + 60000;
+	do {
+		CHECK(pmr_progress(v[0].ctx, 64) >= 0);
+		CHECK(pmr_progress(v[1].ctx, 64) >= 0);
+		link_move(&rp[0], &rp[1]);
+		link_move(&rp[1], &rp[0]);
+		all = true;
+		for (int i = 0; i < PAIRS; i++)
+			all &= pair_step(i);
+	} while (!all && vt_now_ms() < end);
+
+	for (int i = 0; i < PAIRS; i++) {
+		struct pair *p = &pairs[i];
+		struct pmr_roce_qp_stats qs;
+
+		EXPECT_EQ_MSG(p->done, OPS, "pair %d: WRs completed", i);
+		EXPECT_EQ_MSG(p->rx_done, recvs_before(OPS),
+			      "pair %d: receives completed", i);
+		EXPECT_EQ_MSG(p->sm->counter, p->atomics,
+			      "pair %d: the counter", i);
+		CHECK_EQ(pmr_roce_qp_stats(p->req, &qs), 0);
+		retransmits += qs.retransmits;
+	}
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(pmr_roce_port_stats(v[i].dev, &ps[i]), 0);
+	printf("lossy: %" PRIu64 " frames: %" PRIu64 " dropped, %" PRIu64
+	       " sent twice, %" PRIu64 " held back; retransmits %" PRIu64
+	       "\n", moved, dropped, duped, swapped, retransmits);
+	EXPECT(dropped > 0 && duped > 0 && swapped > 0);
+	EXPECT_MSG(retransmits > 0, "no requester retransmitted");
+
+	for (int i = 0; i < PAIRS; i++)
+		pair_destroy(&pairs[i]);
+	for (int i = 0; i < 2; i++) {
+		CHECK(pmr_progress(v[i].ctx, 64) >= 0);
+		vt_close(&v[i]);
+	}
+	ringport_take(&rp[0], NULL, NULL);
+	ringport_take(&rp[1], NULL, NULL);
+	return vt_exit();
+}
