@@ -29,8 +29,10 @@
  *   - frames were dropped, duplicated and reordered, and requesters
  *     retransmitted: the checks above ran against loss.
  *
- *   lossy [DROP DUP SWAP]   run by ring.sh (EAL arguments, the
- *                           configuration); 23 97 89 unless given
+ *   lossy [DROP DUP SWAP [DEVARGS [MTU]]]
+ *           run by ring.sh (EAL arguments, the configuration); 23 97 89
+ *           unless given; DEVARGS: more of both devices' arguments
+ *           (",tx_batch=8"); MTU: the QPs' path MTU, 1024 or 4096
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,6 +58,8 @@
 /* one frame in `drop` dropped, one in `dup` sent twice, one in `swap`
  * held back behind the next (the program's arguments) */
 static uint32_t drop = 23, dup = 97, swap = 89;
+static const char *devargs = "";        /* more of the devices' arguments */
+static enum pmr_mtu path_mtu = PMR_MTU_1024;
 #define RING 1024
 
 enum { K_SEND, K_WRITE_IMM, K_WRITE, K_READ, K_FADD, K_CSWAP, KINDS };
@@ -339,6 +343,7 @@ static void pair_make(int pn, int from)
 	p->req = vt_qp(p->rv->pd, PMR_QPT_RC, p->scq, p->scq, DEPTH, 1);
 	p->resp = vt_qp(p->sv->pd, PMR_QPT_RC, p->rcq, p->rcq, NRECV, 1);
 	o.timeout = 10;         /* 4.2 ms */
+	o.path_mtu = path_mtu;
 	o.retry_cnt = 7;
 	/* each QP's address vector names the other side's GID: connect it
 	 * as vt_connect() would through the other side's vt */
@@ -386,27 +391,34 @@ int main(int argc, char **argv)
 	uint64_t end, retransmits = 0;
 	bool all;
 
-	if (argc == 4) {
+	if (argc >= 4) {
 		drop = (uint32_t)strtoul(argv[1], NULL, 10);
 		dup = (uint32_t)strtoul(argv[2], NULL, 10);
 		swap = (uint32_t)strtoul(argv[3], NULL, 10);
 	}
-	CHECK(argc == 1 || argc == 4);
+	if (argc >= 5)
+		devargs = argv[4];
+	if (argc >= 6)
+		path_mtu = strtoul(argv[5], NULL, 10) == 4096 ? PMR_MTU_4096 :
+			   PMR_MTU_1024;
+	CHECK(argc == 1 || (argc >= 4 && argc <= 6));
 	CHECK(drop >= 2 && dup >= 2 && swap >= 2);
 	ringport_eal_init();
+	/* the copies of frames sent twice: one mbuf for the longest */
 	own = rte_pktmbuf_pool_create("lossy_own", 1023, 0, 0,
-				      RTE_MBUF_DEFAULT_BUF_SIZE,
+				      RTE_PKTMBUF_HEADROOM + 4096 + 256,
 				      (int)rte_socket_id());
 	CHECK(own != NULL);
 	/* 10.81.0.1 and 10.82.0.1, each the other's neighbour */
 	for (int i = 0; i < 2; i++) {
-		char name[16], extra[64];
+		char name[16], extra[192];
 		unsigned int other = 0x52 - (unsigned int)i;
 		struct pmr_device *dev;
 
 		snprintf(name, sizeof(name), "lossy%d", i);
 		snprintf(extra, sizeof(extra),
-			 ",neigh=10.%u.0.1/02:00:00:00:%02x:01", other, other);
+			 ",neigh=10.%u.0.1/02:00:00:00:%02x:01%s", other, other,
+			 devargs);
 		dev = ringport_device_args(&rp[i], name, RING,
 					   (uint8_t)(0x51 + i), extra);
 		CHECK(dev != NULL);
