@@ -12,7 +12,8 @@
  * sends one in DUP twice and holds one in SWAP back behind the next.
  *
  * PAIRS RC QP pairs, half of them sending from the first device, half
- * from the second; each requester posts OPS operations, up to DEPTH at a
+ * from the second, the responders of half of them (one each way) taking
+ * their receives from an SRQ; each requester posts OPS operations, up to DEPTH at a
  * time, in turn: a SEND and an RDMA WRITE with immediate (each taking a
  * receive), an RDMA WRITE, an RDMA READ (sizes of 1 byte to several
  * packets at the path MTU of 1024), a FETCH_ADD and a CMP_SWAP of one
@@ -77,6 +78,7 @@ struct mem {
 struct pair {
 	struct vt *rv, *sv;             /* requester's and responder's side */
 	struct pmr_qp *req, *resp;
+	struct pmr_srq *srq;            /* the responder's receives, or NULL */
 	struct pmr_cq *scq, *rcq;       /* requester's send, responder's recv */
 	struct mem *rm, *sm;            /* requester's and responder's memory */
 	struct pmr_mr *rmr, *smr;
@@ -191,7 +193,12 @@ static void post_recv(struct pair *p, uint32_t slot)
 			     p->smr->lkey };
 	struct pmr_recv_wr w = vt_rwr(slot, &s, 1);
 
-	CHECK_EQ(vt_post_recv1(p->resp, &w), 0);
+	struct pmr_recv_wr *bad = NULL;
+
+	if (p->srq != NULL)
+		CHECK_EQ(pmr_post_srq_recv(p->srq, &w, &bad), 0);
+	else
+		CHECK_EQ(vt_post_recv1(p->resp, &w), 0);
 }
 
 static void post_one(struct pair *pi, int pn)
@@ -341,7 +348,23 @@ static void pair_make(int pn, int from)
 	p->scq = vt_cq(p->rv, 2 * DEPTH);
 	p->rcq = vt_cq(p->sv, 2 * NRECV);
 	p->req = vt_qp(p->rv->pd, PMR_QPT_RC, p->scq, p->scq, DEPTH, 1);
-	p->resp = vt_qp(p->sv->pd, PMR_QPT_RC, p->rcq, p->rcq, NRECV, 1);
+	if (pn >= PAIRS / 2) {
+		/* the later pairs' responders take receives from an SRQ:
+		 * a request sent again must not take a second one */
+		struct pmr_srq_init_attr si = {
+			.attr = { .max_wr = NRECV, .max_sge = 1 } };
+		struct pmr_qp_init_attr a = vt_qp_attr(PMR_QPT_RC, p->rcq,
+						       p->rcq, NRECV, 1);
+
+		p->srq = pmr_create_srq(p->sv->pd, &si);
+		CHECK(p->srq != NULL);
+		a.srq = p->srq;
+		p->resp = pmr_create_qp(p->sv->pd, &a);
+		CHECK(p->resp != NULL);
+	} else {
+		p->resp = vt_qp(p->sv->pd, PMR_QPT_RC, p->rcq, p->rcq, NRECV,
+				1);
+	}
 	o.timeout = 10;         /* 4.2 ms */
 	o.path_mtu = path_mtu;
 	o.retry_cnt = 7;
@@ -357,6 +380,8 @@ static void pair_destroy(struct pair *p)
 {
 	CHECK_EQ(pmr_destroy_qp(p->req), 0);
 	CHECK_EQ(pmr_destroy_qp(p->resp), 0);
+	if (p->srq != NULL)
+		CHECK_EQ(pmr_destroy_srq(p->srq), 0);
 	CHECK_EQ(pmr_destroy_cq(p->scq), 0);
 	CHECK_EQ(pmr_destroy_cq(p->rcq), 0);
 	CHECK_EQ(pmr_dereg_mr(p->rmr), 0);
