@@ -262,6 +262,16 @@ static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
 	uint32_t n = p->done, slot = n % SLOTS, len = op_len(n);
 	int k = op_kind(n);
 
+	if (wc->status != PMR_WC_SUCCESS) {
+		struct pmr_roce_qp_stats qs;
+
+		CHECK_EQ(pmr_roce_qp_stats(p->req, &qs), 0);
+		fprintf(stderr, "pair %d, op %u (%u bytes, kind %d): "
+			"retransmits %" PRIu64 " timeouts %" PRIu64
+			" NAKs %" PRIu64 " duplicates %" PRIu64 "\n", pn, n,
+			len, k, qs.retransmits, qs.timeouts, qs.nak_rx,
+			qs.dup_rx);
+	}
 	CHECK_WC(*wc, PMR_WC_SUCCESS);
 	EXPECT_EQ_MSG(wc->wr_id, n, "pair %d: completions out of order", pn);
 	if (wc->wr_id != n)
