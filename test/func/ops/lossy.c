@@ -13,11 +13,13 @@
  *
  * PAIRS RC QP pairs, half of them sending from the first device, half
  * from the second, the responders of half of them (one each way) taking
- * their receives from an SRQ; each requester posts OPS operations, up to DEPTH at a
+ * their receives from an SRQ, the requesters of half of them (one each
+ * way) asking for one completion in four and sending small SENDs and
+ * WRITEs inline; each requester posts OPS operations, up to DEPTH at a
  * time, in turn: a SEND and an RDMA WRITE with immediate (each taking a
  * receive), an RDMA WRITE, an RDMA READ (sizes of 1 byte to several
  * packets at the path MTU of 1024), a FETCH_ADD and a CMP_SWAP of one
- * counter at the responder.  The QPs' ACK timeout is about 4 ms, 7
+ * counter at the responder.  The QPs' ACK timeout is about 17 ms, 7
  * retries.  Checked:
  *   - every WR completes exactly once, SUCCESS, in the order posted, with
  *     its opcode; every receive likewise, with the byte count, the
@@ -30,10 +32,13 @@
  *   - frames were dropped, duplicated and reordered, and requesters
  *     retransmitted: the checks above ran against loss.
  *
- *   lossy [DROP DUP SWAP [DEVARGS [MTU]]]
+ *   lossy [DROP DUP SWAP [DEVARGS [MTU [rnr]]]]
  *           run by ring.sh (EAL arguments, the configuration); 23 97 89
  *           unless given; DEVARGS: more of both devices' arguments
- *           (",tx_batch=8"); MTU: the QPs' path MTU, 1024 or 4096
+ *           (",tx_batch=8"); MTU: the QPs' path MTU, 1024 or 4096;
+ *           rnr: the responders keep 2 receives posted and post them
+ *           again every third round, the requesters do not wait for
+ *           them (RNR NAKs, retried without limit)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +66,10 @@
 static uint32_t drop = 23, dup = 97, swap = 89;
 static const char *devargs = "";        /* more of the devices' arguments */
 static enum pmr_mtu path_mtu = PMR_MTU_1024;
+/* "rnr": responders keep RNR_RECVS receives posted and post them again
+ * only every few rounds, requesters post regardless: RNR NAKs */
+static bool rnr;
+#define RNR_RECVS 2
 #define RING 1024
 
 enum { K_SEND, K_WRITE_IMM, K_WRITE, K_READ, K_FADD, K_CSWAP, KINDS };
@@ -85,6 +94,11 @@ struct pair {
 	uint32_t posted, done;          /* the requester's WRs */
 	uint32_t rx_done;               /* receives completed */
 	uint64_t atomics;               /* atomics completed */
+	bool unsig;                     /* one WR in 4 signaled, small ones
+					 * inline */
+	uint32_t nrecv;                 /* receives kept posted */
+	uint32_t held[NRECV], nheld;    /* rnr: receives to post again */
+	uint32_t rounds;
 };
 
 static struct ringport rp[2];
@@ -201,6 +215,12 @@ static void post_recv(struct pair *p, uint32_t slot)
 		CHECK_EQ(vt_post_recv1(p->resp, &w), 0);
 }
 
+/* Whether operation n asks for a completion. */
+static bool op_signaled(const struct pair *p, uint32_t n)
+{
+	return !p->unsig || n % 4 == 3 || n == OPS - 1;
+}
+
 static void post_one(struct pair *pi, int pn)
 {
 	struct pair *p = &pi[pn];
@@ -221,7 +241,10 @@ static void post_one(struct pair *pi, int pn)
 		s = (struct pmr_sge){ (uintptr_t)p->rm->src[slot], len,
 				      p->rmr->lkey };
 	}
-	w = vt_swr(n, kind_op(k), &s, 1, PMR_SEND_SIGNALED);
+	w = vt_swr(n, kind_op(k), &s, 1, op_signaled(p, n) ?
+		   PMR_SEND_SIGNALED : 0);
+	if (p->unsig && k <= K_WRITE && len <= 64)
+		w.send_flags |= PMR_SEND_INLINE;
 	switch (k) {
 	case K_WRITE_IMM:
 		w.imm_data = rte_cpu_to_be_32(n);
@@ -254,29 +277,12 @@ static void post_one(struct pair *pi, int pn)
 	p->posted++;
 }
 
-/* The requester's completion of operation n: checked against the
- * memory it names. */
-static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+/* Operation n, completed: checked against the memory it names. */
+static void check_op(struct pair *p, int pn, uint32_t n)
 {
-	struct pair *p = &pi[pn];
-	uint32_t n = p->done, slot = n % SLOTS, len = op_len(n);
+	uint32_t slot = n % SLOTS, len = op_len(n);
 	int k = op_kind(n);
 
-	if (wc->status != PMR_WC_SUCCESS) {
-		struct pmr_roce_qp_stats qs;
-
-		CHECK_EQ(pmr_roce_qp_stats(p->req, &qs), 0);
-		fprintf(stderr, "pair %d, op %u (%u bytes, kind %d): "
-			"retransmits %" PRIu64 " timeouts %" PRIu64
-			" NAKs %" PRIu64 " duplicates %" PRIu64 "\n", pn, n,
-			len, k, qs.retransmits, qs.timeouts, qs.nak_rx,
-			qs.dup_rx);
-	}
-	CHECK_WC(*wc, PMR_WC_SUCCESS);
-	EXPECT_EQ_MSG(wc->wr_id, n, "pair %d: completions out of order", pn);
-	if (wc->wr_id != n)
-		exit(1);
-	EXPECT_EQ_MSG(wc->opcode, kind_wc(k), "pair %d op %u", pn, n);
 	switch (k) {
 	case K_WRITE:
 	case K_WRITE_IMM:
@@ -300,7 +306,35 @@ static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
 	default:
 		break;
 	}
-	p->done++;
+}
+
+/* The requester's completion: the next signaled operation's, which
+ * completes the unsignaled ones before it too. */
+static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+{
+	struct pair *p = &pi[pn];
+	uint32_t n = p->done;
+
+	while (!op_signaled(p, n))
+		n++;
+	if (wc->status != PMR_WC_SUCCESS) {
+		struct pmr_roce_qp_stats qs;
+
+		CHECK_EQ(pmr_roce_qp_stats(p->req, &qs), 0);
+		fprintf(stderr, "pair %d, op %u (%u bytes, kind %d): "
+			"retransmits %" PRIu64 " timeouts %" PRIu64
+			" NAKs %" PRIu64 " RNR waits %" PRIu64 "\n", pn, n,
+			op_len(n), op_kind(n), qs.retransmits, qs.timeouts,
+			qs.nak_rx, qs.rnr_waits);
+	}
+	CHECK_WC(*wc, PMR_WC_SUCCESS);
+	EXPECT_EQ_MSG(wc->wr_id, n, "pair %d: completions out of order", pn);
+	if (wc->wr_id != n)
+		exit(1);
+	EXPECT_EQ_MSG(wc->opcode, kind_wc(op_kind(n)), "pair %d op %u", pn,
+		      n);
+	for (; p->done <= n; p->done++)
+		check_op(p, pn, p->done);
 }
 
 /* The responder's receive completion, the r-th: the SEND or WRITE with
@@ -312,8 +346,9 @@ static void check_recv_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
 	uint32_t len = op_len(n), slot = (uint32_t)wc->wr_id;
 
 	CHECK_WC(*wc, PMR_WC_SUCCESS);
-	CHECK(slot < NRECV);
-	EXPECT_EQ_MSG(slot, r % NRECV, "pair %d: receives out of order", pn);
+	CHECK(slot < p->nrecv);
+	EXPECT_EQ_MSG(slot, r % p->nrecv, "pair %d: receives out of order",
+		      pn);
 	if (op_kind(n) == K_SEND) {
 		EXPECT_EQ_MSG(wc->opcode, PMR_WC_RECV, "pair %d recv %u", pn,
 			      r);
@@ -335,7 +370,10 @@ static void check_recv_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
 			      n);
 	}
 	p->rx_done++;
-	post_recv(p, slot);
+	if (rnr)
+		p->held[p->nheld++] = slot;
+	else
+		post_recv(p, slot);
 }
 
 static void pair_make(int pn, int from)
@@ -357,7 +395,9 @@ static void pair_make(int pn, int from)
 		       PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC);
 	p->scq = vt_cq(p->rv, 2 * DEPTH);
 	p->rcq = vt_cq(p->sv, 2 * NRECV);
-	p->req = vt_qp(p->rv->pd, PMR_QPT_RC, p->scq, p->scq, DEPTH, 1);
+	p->unsig = pn % 2 == 1;
+	p->req = vt_qp(p->rv->pd, PMR_QPT_RC, p->scq, p->scq, DEPTH,
+		       !p->unsig);
 	if (pn >= PAIRS / 2) {
 		/* the later pairs' responders take receives from an SRQ:
 		 * a request sent again must not take a second one */
@@ -375,14 +415,15 @@ static void pair_make(int pn, int from)
 		p->resp = vt_qp(p->sv->pd, PMR_QPT_RC, p->rcq, p->rcq, NRECV,
 				1);
 	}
-	o.timeout = 10;         /* 4.2 ms */
+	o.timeout = 12;         /* 16.8 ms: beyond a time slice */
 	o.path_mtu = path_mtu;
 	o.retry_cnt = 7;
 	/* each QP's address vector names the other side's GID: connect it
 	 * as vt_connect() would through the other side's vt */
 	vt_connect(p->sv, p->req, p->resp->qp_num, &o);
 	vt_connect(p->rv, p->resp, p->req->qp_num, &o);
-	for (uint32_t i = 0; i < NRECV; i++)
+	p->nrecv = rnr ? RNR_RECVS : NRECV;
+	for (uint32_t i = 0; i < p->nrecv; i++)
 		post_recv(p, i);
 }
 
@@ -407,8 +448,14 @@ static bool pair_step(int pn)
 	int got;
 
 	while (p->posted < OPS && p->posted - p->done < DEPTH &&
-	       recvs_before(p->posted + 1) <= p->rx_done + NRECV)
+	       (rnr || recvs_before(p->posted + 1) <= p->rx_done + NRECV))
 		post_one(pairs, pn);
+	/* rnr: the receives completed go back every third round */
+	if (++p->rounds % 3 == 0) {
+		for (uint32_t i = 0; i < p->nheld; i++)
+			post_recv(p, p->held[i]);
+		p->nheld = 0;
+	}
 	got = pmr_poll_cq(p->scq, DEPTH, wc);
 	CHECK(got >= 0);
 	for (int i = 0; i < got; i++)
@@ -568,7 +615,7 @@ static uint32_t uc_run(int from)
 int main(int argc, char **argv)
 {
 	struct pmr_roce_port_stats ps[2];
-	uint64_t end, retransmits = 0;
+	uint64_t end, retransmits = 0, rnr_waits = 0;
 	bool all;
 
 	if (argc >= 4) {
@@ -581,7 +628,9 @@ int main(int argc, char **argv)
 	if (argc >= 6)
 		path_mtu = strtoul(argv[5], NULL, 10) == 4096 ? PMR_MTU_4096 :
 			   PMR_MTU_1024;
-	CHECK(argc == 1 || (argc >= 4 && argc <= 6));
+	if (argc >= 7)
+		rnr = strcmp(argv[6], "rnr") == 0;
+	CHECK(argc == 1 || (argc >= 4 && argc <= 7));
 	CHECK(drop >= 2 && dup >= 2 && swap >= 2);
 	ringport_eal_init();
 	/* the copies of frames sent twice: one mbuf for the longest */
@@ -629,14 +678,17 @@ int main(int argc, char **argv)
 			      "pair %d: the counter", i);
 		CHECK_EQ(pmr_roce_qp_stats(p->req, &qs), 0);
 		retransmits += qs.retransmits;
+		rnr_waits += qs.rnr_waits;
 	}
 	for (int i = 0; i < 2; i++)
 		CHECK_EQ(pmr_roce_port_stats(v[i].dev, &ps[i]), 0);
 	printf("lossy: %" PRIu64 " frames: %" PRIu64 " dropped, %" PRIu64
 	       " sent twice, %" PRIu64 " held back; retransmits %" PRIu64
-	       "\n", moved, dropped, duped, swapped, retransmits);
+	       ", RNR waits %" PRIu64 "\n", moved, dropped, duped, swapped,
+	       retransmits, rnr_waits);
 	EXPECT(dropped > 0 && duped > 0 && swapped > 0);
 	EXPECT_MSG(retransmits > 0, "no requester retransmitted");
+	EXPECT_MSG(!rnr || rnr_waits > 0, "no RNR NAK");
 
 	for (int i = 0; i < PAIRS; i++)
 		pair_destroy(&pairs[i]);
