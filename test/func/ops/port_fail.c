@@ -157,23 +157,13 @@ struct rte_mempool *rte_pktmbuf_pool_create(const char *name, unsigned int n,
 
 /* ---- the test ----------------------------------------------------------- */
 
-static int ndevices(void)
-{
-	int n = -1;
-	struct pmr_device **l = pmr_get_device_list(&n);
-
-	CHECK(l != NULL);
-	pmr_free_device_list(l);
-	return n;
-}
-
 /* The name of the pool the next device makes (pmr_roceN, N its place in
  * the device list: doc/guides/roce.rst). */
 static const char *next_pool_name(void)
 {
 	static char name[RTE_MEMPOOL_NAMESIZE];
 
-	snprintf(name, sizeof(name), "pmr_roce%d", ndevices());
+	snprintf(name, sizeof(name), "pmr_roce%d", vt_ndevices());
 	return name;
 }
 
@@ -260,7 +250,7 @@ static void passes(struct pmr_device *dev)
 /* Nothing left of a creation that failed: no device, no pool. */
 static void nothing_left(int before, const char *pool)
 {
-	EXPECT_EQ(ndevices(), before);
+	EXPECT_EQ(vt_ndevices(), before);
 	EXPECT_MSG(rte_mempool_lookup(pool) == NULL, "pool %s kept", pool);
 }
 
@@ -278,7 +268,7 @@ static void each_step(uint16_t port)
 	};
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		int k = steps[i].kind, before = ndevices();
+		int k = steps[i].kind, before = vt_ndevices();
 		char pool[RTE_MEMPOOL_NAMESIZE];
 		struct pmr_device *d;
 		uint64_t ms;
@@ -304,7 +294,7 @@ static void each_step(uint16_t port)
 static void start_fails(uint16_t port)
 {
 	char pool[RTE_MEMPOOL_NAMESIZE];
-	int before = ndevices();
+	int before = vt_ndevices();
 	struct pmr_device *d;
 	uint64_t ms;
 
@@ -330,7 +320,7 @@ static void start_late(void)
 {
 	uint16_t port = loop_port("late");
 	struct pmr_device *d;
-	int before = ndevices();
+	int before = vt_ndevices();
 
 	f_fails[F_START] = 3;
 	f_err[F_START] = ECONNREFUSED;
@@ -340,7 +330,7 @@ static void start_late(void)
 	EXPECT_EQ(f_calls[F_CONFIGURE], 4);
 	EXPECT_EQ(f_calls[F_RXQ], 4);
 	EXPECT_EQ(f_calls[F_TXQ], 4);
-	EXPECT_EQ(ndevices(), before + 1);
+	EXPECT_EQ(vt_ndevices(), before + 1);
 	passes(d);
 }
 
@@ -353,7 +343,7 @@ static void started_by_app(void)
 		0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	struct rte_eth_conf conf;
 	char pool[RTE_MEMPOOL_NAMESIZE];
-	int before = ndevices();
+	int before = vt_ndevices();
 	struct pmr_device *d;
 	uint64_t ms;
 
@@ -388,7 +378,7 @@ static void pool_name_taken(uint16_t port)
 {
 	char pool[RTE_MEMPOOL_NAMESIZE];
 	struct rte_mempool *theirs;
-	int before = ndevices();
+	int before = vt_ndevices();
 	struct pmr_device *d;
 
 	snprintf(pool, sizeof(pool), "%s", next_pool_name());
@@ -400,7 +390,7 @@ static void pool_name_taken(uint16_t port)
 	EXPECT(d == NULL);
 	EXPECT_EQ(errno, EEXIST);
 	EXPECT_EQ(f_calls[F_CONFIGURE], 0);
-	EXPECT_EQ(ndevices(), before);
+	EXPECT_EQ(vt_ndevices(), before);
 	EXPECT(rte_mempool_lookup(pool) == theirs);
 	EXPECT_EQ(rte_mempool_avail_count(theirs), 63);
 	rte_mempool_free(theirs);

@@ -14,16 +14,6 @@
 
 #include "vt.h"
 
-static int ndevices(void)
-{
-	int n = -1;
-	struct pmr_device **l = pmr_get_device_list(&n);
-
-	CHECK(l != NULL);
-	pmr_free_device_list(l);
-	return n;
-}
-
 int main(void)
 {
 	static const struct {
@@ -88,7 +78,7 @@ int main(void)
 	struct vt v;
 	struct vt_opts o = vt_opts_default();
 	struct vt_pair p;
-	int before = ndevices();
+	int before = vt_ndevices();
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pmr_device *d;
@@ -101,7 +91,7 @@ int main(void)
 		CHECK(d == NULL);
 		CHECK_EQ(errno, cases[i].err);
 	}
-	CHECK_EQ(ndevices(), before);
+	CHECK_EQ(vt_ndevices(), before);
 
 	/* the counters API takes RoCE devices and QPs only */
 	vt_open(&v);

@@ -38,6 +38,16 @@ void vt_open(struct vt *v)
 	vt_open_dev(v, dev);
 }
 
+int vt_ndevices(void)
+{
+	int n = -1;
+	struct pmr_device **l = pmr_get_device_list(&n);
+
+	CHECK(l != NULL);
+	pmr_free_device_list(l);
+	return n;
+}
+
 void vt_open_dev(struct vt *v, struct pmr_device *dev)
 {
 	int fl;

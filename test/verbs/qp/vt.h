@@ -86,6 +86,10 @@ struct vt {
 	union pmr_gid gid0;
 };
 
+/** The number of devices in the list (fails the test if none can be
+ *  listed). */
+int vt_ndevices(void);
+
 /** Open the first device (async_fd made non-blocking), alloc a PD. */
 void vt_open(struct vt *v);
 /** vt_open() on a given device (one the program created itself). */
