@@ -7,6 +7,12 @@
  * the first packet, so this is the check of the one the QP holds, with
  * the receive posted to the QP's own receive queue and to an SRQ.
  *
+ * Then UC: a receive held mid-message whose second SGE fails its MR
+ * check when the second packet reaches it.  The receive completes once,
+ * with LOC_PROT_ERR, the rest of the message is dropped, the QP stays in
+ * RTS and the next message lands whole in the next receive; the sender
+ * is told nothing (its SENDs complete successfully).
+ *
  * One process, a RoCE device on a port made of two rte_rings the
  * program holds (ringport.c): the program moves the frames the device
  * sends back to its receive side one at a time, so that the engine runs
@@ -20,6 +26,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <pmr_roce.h>
 #include <pmr_verbs.h>
 
 #include "ringport.h"
@@ -129,6 +136,79 @@ static void held(bool use_srq)
 	ringport_take(&rp, NULL, NULL);
 }
 
+static void uc_second_sge(void)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_cq *scq = vt_cq(&v, 16), *rcq = vt_cq(&v, 16);
+	struct pmr_qp *qp[2];
+	struct pmr_mr *smr, *rmr;
+	struct pmr_sge ss, rs[2];
+	struct pmr_send_wr sw;
+	struct pmr_recv_wr rw;
+	struct pmr_roce_qp_stats qs;
+	struct pmr_wc wc;
+
+	smr = vt_mr(v.pd, src, LEN, 0);
+	rmr = vt_mr(v.pd, dst, LEN, PMR_ACCESS_LOCAL_WRITE);
+	for (int i = 0; i < LEN; i++)
+		src[i] = (uint8_t)(i * 5 + 1);
+	memset(dst, 0, sizeof(dst));
+	for (int i = 0; i < 2; i++)
+		qp[i] = vt_qp(v.pd, PMR_QPT_UC, i ? rcq : scq, i ? rcq : scq,
+			      16, 1);
+	vt_connect(&v, qp[0], qp[1]->qp_num, &o);
+	vt_connect(&v, qp[1], qp[0]->qp_num, &o);
+
+	/* receive 2: the first packet's 1024 bytes fit its first SGE; its
+	 * second names no MR */
+	rs[0] = (struct pmr_sge){ (uintptr_t)dst, LEN / 2, rmr->lkey };
+	rs[1] = (struct pmr_sge){ (uintptr_t)dst + LEN / 2, LEN / 2,
+				  rmr->lkey ^ 0x5a5a00 };
+	rw = vt_rwr(2, rs, 2);
+	CHECK_EQ(vt_post_recv1(qp[1], &rw), 0);
+	rs[0] = (struct pmr_sge){ (uintptr_t)dst, LEN, rmr->lkey };
+	rw = vt_rwr(3, rs, 1);
+	CHECK_EQ(vt_post_recv1(qp[1], &rw), 0);
+	pass_on(0);
+	ss = (struct pmr_sge){ (uintptr_t)src, LEN, smr->lkey };
+	sw = vt_swr(1, PMR_WR_SEND, &ss, 1, PMR_SEND_SIGNALED);
+	CHECK_EQ(vt_post_send1(qp[0], &sw), 0);
+	ss.length = 16;
+	ss.addr = (uintptr_t)src + 100;
+	sw = vt_swr(4, PMR_WR_SEND, &ss, 1, PMR_SEND_SIGNALED);
+	CHECK_EQ(vt_post_send1(qp[0], &sw), 0);
+	for (int i = 0; i < 10; i++)
+		pass_on(8);
+
+	vt_poll1(rcq, &wc);
+	EXPECT_EQ(wc.wr_id, 2);
+	EXPECT_EQ_MSG(wc.status, PMR_WC_LOC_PROT_ERR, "UC: the receive "
+		      "whose second SGE fails");
+	vt_poll1(rcq, &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	EXPECT_EQ(wc.wr_id, 3);
+	EXPECT_EQ_MSG(wc.byte_len, 16, "UC: the next message");
+	EXPECT(memcmp(dst, src + 100, 16) == 0);
+	EXPECT_EQ_MSG(vt_count(rcq, 50), 0, "UC: a receive completed twice");
+	for (int i = 0; i < 2; i++) {
+		vt_poll1(scq, &wc);
+		CHECK_WC(wc, PMR_WC_SUCCESS);
+		EXPECT_EQ(wc.wr_id, i ? 4 : 1);
+	}
+	EXPECT_EQ(vt_state(qp[1]), PMR_QPS_RTS);
+	CHECK_EQ(pmr_roce_qp_stats(qp[0], &qs), 0);
+	EXPECT_EQ_MSG(qs.tx_pkts, 3, "UC: the SENDs' packets");
+
+	CHECK_EQ(pmr_dereg_mr(rmr), 0);
+	CHECK_EQ(pmr_dereg_mr(smr), 0);
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(pmr_destroy_qp(qp[i]), 0);
+	CHECK_EQ(pmr_destroy_cq(scq), 0);
+	CHECK_EQ(pmr_destroy_cq(rcq), 0);
+	pass_on(0);
+	ringport_take(&rp, NULL, NULL);
+}
+
 int main(void)
 {
 	struct rte_mempool *own = ringport_open(&rp, &v, "recv_held", 64,
@@ -136,6 +216,7 @@ int main(void)
 
 	held(false);
 	held(true);
+	uc_second_sge();
 	vt_close(&v);
 	rte_mempool_free(own);
 	return vt_exit();
