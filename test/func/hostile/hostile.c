@@ -952,6 +952,7 @@ struct ans {
 			     * MR holds nothing else: full_reads_in_order()) */
 	bool v4;
 	uint16_t ip_id;     /* IPv4 identification (v4) */
+	uint8_t dmac[6];    /* the Ethernet address it was sent to */
 };
 #define MAXANS 8192
 static struct ans ans[MAXANS];
@@ -1264,6 +1265,7 @@ static void rx_drain(uint64_t ms)
 				a->se = p.se;
 				a->tclass = p.tclass;
 				a->v4 = p.ip_ver == 4;
+				memcpy(a->dmac, f, 6);
 				if (a->v4)
 					a->ip_id = wire_get16(f + p.ip_off + 4);
 				if (ae)
@@ -4715,6 +4717,92 @@ static void case51(void)
 		"they are now", bad);
 }
 
+/* The Ethernet address the victim's ACK for a SEND of ours to q at psn,
+ * sent from Ethernet address smac, went to (zeros if none came). */
+static void ack_dmac(const struct vqp *q, uint32_t psn, const uint8_t *smac,
+		     uint8_t dmac[6])
+{
+	struct wire_build b;
+
+	memset(dmac, 0, 6);
+	ans_clear();
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q->qpn, psn);
+	memcpy(b.smac, smac, 6);
+	send_pkt(&b, 16, 0x3C, false);
+	if (!answer_until(q->dqpn, psn, 500))
+		return;
+	for (unsigned int k = 0; k < nans; k++)
+		if (ans[k].dqpn == q->dqpn && ans[k].psn == psn)
+			memcpy(dmac, ans[k].dmac, 6);
+}
+
+/* The Ethernet address of the victim's next UD datagram to QPN dq. */
+static void ud_dmac(uint32_t dq, uint8_t dmac[6])
+{
+	const char *r;
+
+	memset(dmac, 0, 6);
+	ans_clear();
+	r = ctl("UDSEND 1 %u", dq);
+	if (strcmp(r, "OK") != 0)
+		return;
+	for (uint64_t end = now_ns() + 500000000ull; now_ns() < end;) {
+		rx_drain(0);
+		for (unsigned int k = 0; k < nans; k++)
+			if (ans[k].dqpn == dq) {
+				memcpy(dmac, ans[k].dmac, 6);
+				return;
+			}
+	}
+}
+
+/*
+ * A gratuitous ARP (sender and target our own address, not the victim's)
+ * with a new Ethernet address, as a peer whose NIC failed over announces
+ * itself: the victim's neighbour entry for us takes it.  A connected QP
+ * keeps the address it resolved first, as an RNIC's QP keeps the one
+ * modify_qp gave it; a QP connected after the ARP and a UD datagram use
+ * the new one.  A second ARP puts our own address back.  Our frames come
+ * from the address announced, as a real peer's would: a QP's first
+ * packet from its peer also fills the entry (roce.rst).
+ */
+static void case52(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t moved[6] = { 0x02, 0, 0, 0x98, 0, 0x52 };
+	struct vqp q1 = new_qp(0x52000), q2, q3;
+	uint8_t m[6];
+	int bad = 0;
+
+	ack_dmac(&q1, q1.epsn, amac, m);
+	CHECK(memcmp(m, amac, 6) == 0, "the first ACK went to ..:%02x", m[5]);
+	arp_frame(1, bcast, moved, agid + 12, bcast, agid + 12);
+	rx_drain(20);
+	ud_dmac(0x52A52, m);
+	CHECK(memcmp(m, moved, 6) == 0, "UD after the ARP: to ..:%02x, "
+	      "expected ..:52", m[5]);
+	ack_dmac(&q1, wire_psn_add(q1.epsn, 1), moved, m);
+	CHECK(memcmp(m, amac, 6) == 0, "the QP connected before the ARP: "
+	      "ACK to ..:%02x, expected ..:02 (its own)", m[5]);
+	q2 = new_qp(0x52100);
+	ack_dmac(&q2, q2.epsn, moved, m);
+	CHECK(memcmp(m, moved, 6) == 0, "the QP connected after the ARP: "
+	      "ACK to ..:%02x, expected ..:52", m[5]);
+	arp_frame(1, bcast, amac, agid + 12, bcast, agid + 12);
+	rx_drain(20);
+	ud_dmac(0x52A52, m);
+	CHECK(memcmp(m, amac, 6) == 0, "UD after the ARP back: to ..:%02x",
+	      m[5]);
+	q3 = new_qp(0x52200);
+	ack_dmac(&q3, q3.epsn, amac, m);
+	CHECK(memcmp(m, amac, 6) == 0, "after the ARP back: ACK to ..:%02x",
+	      m[5]);
+	CHECK(qp_state_of(q1.qpn) == ST_RTS && qp_state_of(q2.qpn) == ST_RTS,
+	      "QPs not RTS");
+	verdict("52 a gratuitous ARP with a new MAC -> new QPs and UD use it, "
+		"a connected QP keeps its own", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4771,6 +4859,7 @@ static const struct {
 	{ 50, case50 },
 	{ 49, case49 },
 	{ 51, case51 },
+	{ 52, case52 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
