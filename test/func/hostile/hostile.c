@@ -713,6 +713,12 @@ static void v_step(uint32_t qpn, unsigned int frames, const char *action)
 		held = true;
 	} else if (sscanf(action, "RDA%u", &rda) == 1) {
 		ret = v_dest_rd_atomic(qp, rda);
+	} else if (strcmp(action, "ERRRESET") == 0) {
+		/* to ERR, then to RESET at once: no engine run between */
+		ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
+		a.qp_state = PMR_QPS_RESET;
+		if (ret == 0)
+			ret = pmr_modify_qp(qp, &a, PMR_QP_STATE);
 	} else if (strcmp(action, "DESTROY") == 0) {
 		ret = pmr_destroy_qp(qp);
 		for (unsigned int i = 0; ret == 0 && i < nqps; i++)
@@ -4803,6 +4809,31 @@ static void case52(void)
 		"a connected QP keeps its own", bad);
 }
 
+/*
+ * An ACK owed when the application moves the QP to ERR and then, before
+ * any engine run, to RESET: as in case 26 the ACK is not sent.  The
+ * move to RESET sends what the QP owes (cases 22 and 23), but a QP in
+ * ERR owes no ACK any more: the pass drops it instead.
+ */
+static void case53(void)
+{
+	struct vqp q = new_qp(0x53000);
+	struct wire_build b;
+	int bad = 0;
+
+	hold();
+	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
+	send_pkt(&b, 64, 0x53, false);
+	bad += step(&q, 1, "ERRRESET", NULL);
+	rx_drain(100);
+	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers, expected none "
+	      "from a QP reset from ERR", ans_count(q.dqpn, -1, -1));
+	CHECK(qp_state_of(q.qpn) == ST_RESET, "QP state %d, expected RESET",
+	      qp_state_of(q.qpn));
+	verdict("53 modify_qp to ERR then RESET with an ACK owed -> no ACK",
+		bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4860,6 +4891,7 @@ static const struct {
 	{ 49, case49 },
 	{ 51, case51 },
 	{ 52, case52 },
+	{ 53, case53 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
