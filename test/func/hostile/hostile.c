@@ -2185,24 +2185,32 @@ static void case25(void)
  * An ACK owed when the application moves the QP to ERR: one engine run
  * takes in a SEND that asks for an ACK (the ACK leaves with the next
  * run), then modify_qp to ERR.  The ACK is not sent (the SEND's receive
- * completes, then the flush); without the ERR rule it would be.
+ * completes, then the flush); without the ERR rule it would be.  The
+ * step's action moves the QP (ERR, or ERRRESET), leaving it in `state`.
  */
-static void case26(void)
+static void ack_owed_err(uint32_t epsn, const char *action, int state,
+			 const char *what)
 {
-	struct vqp q = new_qp(0x26000);
+	struct vqp q = new_qp(epsn);
 	struct wire_build b;
 	int bad = 0;
 
 	hold();
 	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
 	send_pkt(&b, 64, 0x26, false);
-	bad += step(&q, 1, "ERR", NULL);
+	bad += step(&q, 1, action, NULL);
 	rx_drain(100);
 	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers, expected none "
-	      "from a QP in ERR", ans_count(q.dqpn, -1, -1));
-	CHECK(qp_state_of(q.qpn) == ST_ERR, "QP state %d, expected ERR",
-	      qp_state_of(q.qpn));
-	verdict("26 modify_qp to ERR with an ACK owed -> no ACK", bad);
+	      "from a QP moved to ERR", ans_count(q.dqpn, -1, -1));
+	CHECK(qp_state_of(q.qpn) == state, "QP state %d, expected %d",
+	      qp_state_of(q.qpn), state);
+	verdict(what, bad);
+}
+
+static void case26(void)
+{
+	ack_owed_err(0x26000, "ERR", ST_ERR, "26 modify_qp to ERR with an ACK "
+		     "owed -> no ACK");
 }
 
 /*
@@ -4817,21 +4825,8 @@ static void case52(void)
  */
 static void case53(void)
 {
-	struct vqp q = new_qp(0x53000);
-	struct wire_build b;
-	int bad = 0;
-
-	hold();
-	build_base(&b, WIRE_OP_RC_SEND_ONLY, q.qpn, q.epsn);
-	send_pkt(&b, 64, 0x53, false);
-	bad += step(&q, 1, "ERRRESET", NULL);
-	rx_drain(100);
-	CHECK(ans_count(q.dqpn, -1, -1) == 0, "%u answers, expected none "
-	      "from a QP reset from ERR", ans_count(q.dqpn, -1, -1));
-	CHECK(qp_state_of(q.qpn) == ST_RESET, "QP state %d, expected RESET",
-	      qp_state_of(q.qpn));
-	verdict("53 modify_qp to ERR then RESET with an ACK owed -> no ACK",
-		bad);
+	ack_owed_err(0x53000, "ERRRESET", ST_RESET, "53 modify_qp to ERR then "
+		     "RESET with an ACK owed -> no ACK");
 }
 
 /* In the order they run. */
