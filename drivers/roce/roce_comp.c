@@ -136,6 +136,10 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		   uint8_t syn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
+	/* a go-back from this PSN or one before it, asked for since the
+	 * last progress before this NAK came */
+	bool under_way = rq->asked_again &&
+			 wire_psn_cmp(psn, rq->asked_psn) >= 0;
 
 	rq->st.nak_rx++;
 	if (!ack_upto(rq, wire_psn_add(psn, 0xffffff)))
@@ -158,6 +162,12 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		switch (wire_syn_value(syn)) {
 		case WIRE_NAK_PSN_SEQ:
 			d->st.nak_seq_rx++;
+			/* still under way (no progress since): it sends this
+			 * PSN again.  This NAK is a copy, or asks for a packet
+			 * behind a loss the go-back covers; another go-back
+			 * would restart the stream again and spend a retry */
+			if (under_way && rq->asked_again)
+				return;
 			if (rq->retry_left == 0) {
 				fail_head(rq, PMR_WC_RETRY_EXC_ERR);
 				return;

@@ -4829,6 +4829,40 @@ static void case53(void)
 		     "RESET with an ACK owed -> no ACK");
 }
 
+/*
+ * A PSN sequence NAK for the request behind an unanswered READ: the
+ * requester posts a 5120-byte READ and a FETCH_ADD (no timer in the
+ * way); we NAK the FETCH_ADD's PSN.  The NAK acknowledges the READ's
+ * PSNs, so its responses were lost: the requester sends the READ again,
+ * then the FETCH_ADD (go-back-N from the READ), once.  A copy of the NAK
+ * then changes nothing: the go-back it asks for is under way, no progress
+ * since (before, it started a third round of requests and spent a
+ * retry).  Answered, both complete.
+ */
+static void case54(void)
+{
+	struct vqp q = new_qp_timed(0x54000, 18, 7);
+	uint32_t p0 = q.sqpsn, p5 = wire_psn_add(p0, 5);
+	struct qpstat qs;
+	int bad = 0;
+
+	bad += read_atomic_posted(&q, false, 5120);
+	aeth_to(&q, p5, wire_syn_nak(WIRE_NAK_PSN_SEQ), 0);
+	bad += sent_again(&q, WIRE_OP_RC_READ_REQUEST, p0,
+			  WIRE_OP_RC_FETCH_ADD, p5, 60);
+	aeth_to(&q, p5, wire_syn_nak(WIRE_NAK_PSN_SEQ), 0);
+	rx_drain(30);
+	CHECK(ans_count(q.dqpn, -1, -1) == 4, "%u requests after the NAK's "
+	      "copy, expected the 4", ans_count(q.dqpn, -1, -1));
+	qs = qp_stat(q.qpn);
+	CHECK(qs.timeouts == 0 && qs.retransmits == 1, "the QP's timeouts %"
+	      PRIu64 " retransmits %" PRIu64 ", expected 0 and 1",
+	      qs.timeouts, qs.retransmits);
+	bad += read5_finish(&q, 0);
+	verdict("54 a sequence NAK for the request behind an unanswered READ "
+		"-> the READ asked again first, once", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4887,6 +4921,7 @@ static const struct {
 	{ 51, case51 },
 	{ 52, case52 },
 	{ 53, case53 },
+	{ 54, case54 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
