@@ -8,8 +8,9 @@
  * the program holds (ringport.c); the program is the link between them.
  * It moves each frame from one device's transmit ring to the other's
  * receive ring, and, chosen by a pseudo-random sequence of a fixed seed,
- * drops one in DROP (ACKs, NAKs and READ responses as much as requests),
- * sends one in DUP twice and holds one in SWAP back behind the next.
+ * drops one in `drop` (ACKs, NAKs and READ responses as much as
+ * requests), sends one in `dup` twice and holds one in `swap` back
+ * behind the next.
  *
  * PAIRS RC QP pairs, half of them sending from the first device, half
  * from the second, the responders of half of them (one each way) taking
@@ -199,20 +200,35 @@ static void link_move(struct ringport *from, struct ringport *to)
 		CHECK_EQ(rte_ring_enqueue(to->rx, held), 0);
 }
 
+/* One round: each engine runs, then the link moves what they sent. */
+static void link_round(void)
+{
+	CHECK(pmr_progress(v[0].ctx, 64) >= 0);
+	CHECK(pmr_progress(v[1].ctx, 64) >= 0);
+	link_move(&rp[0], &rp[1]);
+	link_move(&rp[1], &rp[0]);
+}
+
+/* A receive of SLOT bytes into mem's receive buffer `slot` (wr_id slot),
+ * on srq when there is one, else on qp. */
+static void recv_slot(struct pmr_qp *qp, struct pmr_srq *srq, struct mem *m,
+		      const struct pmr_mr *mr, uint32_t slot)
+{
+	struct pmr_sge s = { (uintptr_t)m->recv[slot], SLOT, mr->lkey };
+	struct pmr_recv_wr w = vt_rwr(slot, &s, 1);
+	struct pmr_recv_wr *bad = NULL;
+
+	if (srq != NULL)
+		CHECK_EQ(pmr_post_srq_recv(srq, &w, &bad), 0);
+	else
+		CHECK_EQ(vt_post_recv1(qp, &w), 0);
+}
+
 /* ---- the pairs ------------------------------------------------------ */
 
 static void post_recv(struct pair *p, uint32_t slot)
 {
-	struct pmr_sge s = { (uintptr_t)p->sm->recv[slot], SLOT,
-			     p->smr->lkey };
-	struct pmr_recv_wr w = vt_rwr(slot, &s, 1);
-
-	struct pmr_recv_wr *bad = NULL;
-
-	if (p->srq != NULL)
-		CHECK_EQ(pmr_post_srq_recv(p->srq, &w, &bad), 0);
-	else
-		CHECK_EQ(vt_post_recv1(p->resp, &w), 0);
+	recv_slot(p->resp, p->srq, p->sm, p->smr, slot);
 }
 
 /* Whether operation n asks for a completion. */
@@ -221,9 +237,9 @@ static bool op_signaled(const struct pair *p, uint32_t n)
 	return !p->unsig || n % 4 == 3 || n == OPS - 1;
 }
 
-static void post_one(struct pair *pi, int pn)
+static void post_one(int pn)
 {
-	struct pair *p = &pi[pn];
+	struct pair *p = &pairs[pn];
 	uint32_t n = p->posted, slot = n % SLOTS, len = op_len(n);
 	int k = op_kind(n);
 	struct pmr_sge s;
@@ -310,9 +326,9 @@ static void check_op(struct pair *p, int pn, uint32_t n)
 
 /* The requester's completion: the next signaled operation's, which
  * completes the unsignaled ones before it too. */
-static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+static void check_send_wc(int pn, const struct pmr_wc *wc)
 {
-	struct pair *p = &pi[pn];
+	struct pair *p = &pairs[pn];
 	uint32_t n = p->done;
 
 	while (!op_signaled(p, n))
@@ -339,9 +355,9 @@ static void check_send_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
 
 /* The responder's receive completion, the r-th: the SEND or WRITE with
  * immediate that takes it. */
-static void check_recv_wc(struct pair *pi, int pn, const struct pmr_wc *wc)
+static void check_recv_wc(int pn, const struct pmr_wc *wc)
 {
-	struct pair *p = &pi[pn];
+	struct pair *p = &pairs[pn];
 	uint32_t r = p->rx_done, n = r / 2 * KINDS + r % 2;
 	uint32_t len = op_len(n), slot = (uint32_t)wc->wr_id;
 
@@ -449,7 +465,7 @@ static bool pair_step(int pn)
 
 	while (p->posted < OPS && p->posted - p->done < DEPTH &&
 	       (rnr || recvs_before(p->posted + 1) <= p->rx_done + NRECV))
-		post_one(pairs, pn);
+		post_one(pn);
 	/* rnr: the receives completed go back every third round */
 	if (++p->rounds % 3 == 0) {
 		for (uint32_t i = 0; i < p->nheld; i++)
@@ -459,11 +475,11 @@ static bool pair_step(int pn)
 	got = pmr_poll_cq(p->scq, DEPTH, wc);
 	CHECK(got >= 0);
 	for (int i = 0; i < got; i++)
-		check_send_wc(pairs, pn, &wc[i]);
+		check_send_wc(pn, &wc[i]);
 	got = pmr_poll_cq(p->rcq, DEPTH, wc);
 	CHECK(got >= 0);
 	for (int i = 0; i < got; i++)
-		check_recv_wc(pairs, pn, &wc[i]);
+		check_recv_wc(pn, &wc[i]);
 	return p->done == OPS && p->rx_done == recvs_before(OPS);
 }
 
@@ -483,12 +499,39 @@ static void quiesce(void)
 	for (int idle = 0; idle < 4;) {
 		uint64_t before = moved;
 
-		CHECK(pmr_progress(v[0].ctx, 64) >= 0);
-		CHECK(pmr_progress(v[1].ctx, 64) >= 0);
-		link_move(&rp[0], &rp[1]);
-		link_move(&rp[1], &rp[0]);
+		link_round();
 		idle = moved == before ? idle + 1 : 0;
 	}
+}
+
+/* A UC receive completion: one whole message of those sent from
+ * v[from], the last posted of them `posted` - 1. */
+static void uc_check(const struct pmr_wc *wc, const struct mem *rm, int from,
+		     uint32_t posted)
+{
+	uint32_t slot = (uint32_t)wc->wr_id, n;
+	const uint8_t *m;
+
+	CHECK_WC(*wc, PMR_WC_SUCCESS);
+	CHECK(slot < NRECV);
+	if (wc->opcode == PMR_WC_RECV) {
+		m = rm->recv[slot];
+		memcpy(&n, m, 4);
+	} else {
+		CHECK_EQ(wc->opcode, PMR_WC_RECV_RDMA_WITH_IMM);
+		n = rte_be_to_cpu_32(wc->imm_data);
+		m = rm->dst[n % SLOTS];
+	}
+	CHECK(n < posted && n + SLOTS > posted);
+	EXPECT_EQ_MSG(wc->opcode == PMR_WC_RECV, n % 2 == 1, "UC %u's kind",
+		      n);
+	EXPECT_EQ_MSG(wc->byte_len, uc_len(n), "UC message %u", n);
+	EXPECT_MSG(memcmp(m, &n, 4) == 0, "UC message %u: another's head", n);
+	for (uint32_t j = 4; j < uc_len(n); j++)
+		if (m[j] != byte_of(7 + from, n, j)) {
+			EXPECT_MSG(0, "UC message %u: byte %u", n, j);
+			break;
+		}
 }
 
 /*
@@ -523,12 +566,8 @@ static uint32_t uc_run(int from)
 	o.path_mtu = path_mtu;
 	vt_connect(rv, sqp, rqp->qp_num, &o);
 	vt_connect(sv, rqp, sqp->qp_num, &o);
-	for (uint32_t i = 0; i < NRECV; i++) {
-		struct pmr_sge g = { (uintptr_t)rm->recv[i], SLOT, rmr->lkey };
-		struct pmr_recv_wr w = vt_rwr(i, &g, 1);
-
-		CHECK_EQ(vt_post_recv1(rqp, &w), 0);
-	}
+	for (uint32_t i = 0; i < NRECV; i++)
+		recv_slot(rqp, NULL, rm, rmr, i);
 	while (posted < UC_MSGS) {
 		int got;
 
@@ -557,47 +596,12 @@ static uint32_t uc_run(int from)
 				CHECK_EQ(wc[i].wr_id, done);
 			}
 		CHECK_EQ(got, 0);
-		while ((got = pmr_poll_cq(rcq, DEPTH, wc)) > 0) {
-			for (int i = 0; i < got; i++) {
-				uint32_t slot = (uint32_t)wc[i].wr_id, n;
-				const uint8_t *m;
-
-				CHECK_WC(wc[i], PMR_WC_SUCCESS);
-				CHECK(slot < NRECV);
-				if (wc[i].opcode == PMR_WC_RECV) {
-					m = rm->recv[slot];
-					memcpy(&n, m, 4);
-				} else {
-					CHECK_EQ(wc[i].opcode,
-						 PMR_WC_RECV_RDMA_WITH_IMM);
-					n = rte_be_to_cpu_32(wc[i].imm_data);
-					m = rm->dst[n % SLOTS];
-				}
-				CHECK(n < posted && n + SLOTS > posted);
-				EXPECT_EQ_MSG(wc[i].opcode == PMR_WC_RECV,
-					      n % 2 == 1, "UC %u's kind", n);
-				EXPECT_EQ_MSG(wc[i].byte_len, uc_len(n),
-					      "UC message %u", n);
-				EXPECT_MSG(memcmp(m, &n, 4) == 0,
-					   "UC message %u: another's head", n);
-				for (uint32_t j = 4; j < uc_len(n); j++)
-					if (m[j] != byte_of(7 + from, n, j)) {
-						EXPECT_MSG(0, "UC message %u: "
-							   "byte %u", n, j);
-						break;
-					}
-				delivered++;
-				{
-					struct pmr_sge g = { (uintptr_t)
-						rm->recv[slot], SLOT,
-						rmr->lkey };
-					struct pmr_recv_wr w = vt_rwr(slot,
-								      &g, 1);
-
-					CHECK_EQ(vt_post_recv1(rqp, &w), 0);
-				}
+		while ((got = pmr_poll_cq(rcq, DEPTH, wc)) > 0)
+			for (int i = 0; i < got; i++, delivered++) {
+				uc_check(&wc[i], rm, from, posted);
+				recv_slot(rqp, NULL, rm, rmr,
+					  (uint32_t)wc[i].wr_id);
 			}
-		}
 		CHECK_EQ(got, 0);
 	}
 	EXPECT_EQ_MSG(done, UC_MSGS, "UC sends completed");
@@ -614,7 +618,6 @@ static uint32_t uc_run(int from)
 
 int main(int argc, char **argv)
 {
-	struct pmr_roce_port_stats ps[2];
 	uint64_t end, retransmits = 0, rnr_waits = 0;
 	bool all;
 
@@ -658,10 +661,7 @@ int main(int argc, char **argv)
 
 	end = vt_now_ms() + 60000;
 	do {
-		CHECK(pmr_progress(v[0].ctx, 64) >= 0);
-		CHECK(pmr_progress(v[1].ctx, 64) >= 0);
-		link_move(&rp[0], &rp[1]);
-		link_move(&rp[1], &rp[0]);
+		link_round();
 		all = true;
 		for (int i = 0; i < PAIRS; i++)
 			all &= pair_step(i);
@@ -680,8 +680,6 @@ int main(int argc, char **argv)
 		retransmits += qs.retransmits;
 		rnr_waits += qs.rnr_waits;
 	}
-	for (int i = 0; i < 2; i++)
-		CHECK_EQ(pmr_roce_port_stats(v[i].dev, &ps[i]), 0);
 	printf("lossy: %" PRIu64 " frames: %" PRIu64 " dropped, %" PRIu64
 	       " sent twice, %" PRIu64 " held back; retransmits %" PRIu64
 	       ", RNR waits %" PRIu64 "\n", moved, dropped, duped, swapped,
