@@ -158,13 +158,10 @@ struct rte_mempool *rte_pktmbuf_pool_create(const char *name, unsigned int n,
 /* ---- the test ----------------------------------------------------------- */
 
 /* The name of the pool the next device makes (pmr_roceN, N its place in
- * the device list: doc/guides/roce.rst). */
-static const char *next_pool_name(void)
+ * the device list: doc/guides/roce.rst), in name. */
+static void next_pool_name(char name[RTE_MEMPOOL_NAMESIZE])
 {
-	static char name[RTE_MEMPOOL_NAMESIZE];
-
-	snprintf(name, sizeof(name), "pmr_roce%d", vt_ndevices());
-	return name;
+	snprintf(name, RTE_MEMPOOL_NAMESIZE, "pmr_roce%d", vt_ndevices());
 }
 
 /* A loopback port named net_NAME, of one ring; @return its id. */
@@ -273,7 +270,7 @@ static void each_step(uint16_t port)
 		struct pmr_device *d;
 		uint64_t ms;
 
-		snprintf(pool, sizeof(pool), "%s", next_pool_name());
+		next_pool_name(pool);
 		f_fails[k] = -1;
 		f_err[k] = steps[i].err;
 		d = create(port, 21, &ms);
@@ -298,7 +295,7 @@ static void start_fails(uint16_t port)
 	struct pmr_device *d;
 	uint64_t ms;
 
-	snprintf(pool, sizeof(pool), "%s", next_pool_name());
+	next_pool_name(pool);
 	f_fails[F_START] = -1;
 	f_err[F_START] = ECONNREFUSED;
 	d = create(port, 21, &ms);
@@ -356,7 +353,7 @@ static void started_by_app(void)
 		 0);
 	CHECK_EQ(rte_eth_dev_start(port), 0);
 
-	snprintf(pool, sizeof(pool), "%s", next_pool_name());
+	next_pool_name(pool);
 	d = create(port, 23, &ms);
 	EXPECT(d == NULL);
 	EXPECT_EQ(errno, EBUSY);
@@ -381,7 +378,7 @@ static void pool_name_taken(uint16_t port)
 	int before = vt_ndevices();
 	struct pmr_device *d;
 
-	snprintf(pool, sizeof(pool), "%s", next_pool_name());
+	next_pool_name(pool);
 	theirs = rte_pktmbuf_pool_create(pool, 63, 0, 0,
 					 RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (int)rte_socket_id());
