@@ -1462,16 +1462,23 @@ static void send_at(const struct vqp *q, uint32_t psn)
 
 /* ---- cases ---- */
 
-static void write_only(const struct vqp *q, uint64_t va, uint32_t rkey,
-		       uint32_t len, uint32_t plen)
+/* A WRITE ONLY at psn to va/rkey, RETH length len, plen bytes of fill. */
+static void write_at(const struct vqp *q, uint32_t psn, uint64_t va,
+		     uint32_t rkey, uint32_t len, uint32_t plen, uint8_t fill)
 {
 	struct wire_build b;
 
-	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, q->epsn);
+	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, psn);
 	b.va = va;
 	b.rkey = rkey;
 	b.dma_len = len;
-	send_pkt(&b, plen, 0x3C, false);
+	send_pkt(&b, plen, fill, false);
+}
+
+static void write_only(const struct vqp *q, uint64_t va, uint32_t rkey,
+		       uint32_t len, uint32_t plen)
+{
+	write_at(q, q->epsn, va, rkey, len, plen, 0x3C);
 }
 
 /* Receive until `want` packets to our QP dqpn arrived (or ms passed).
@@ -4671,13 +4678,7 @@ static void case49(void)
 /* A 64-byte WRITE ONLY of `fill` bytes to the MR's start, at psn. */
 static void write_fill(const struct vqp *q, uint32_t psn, uint8_t fill)
 {
-	struct wire_build b;
-
-	build_base(&b, WIRE_OP_RC_WRITE_ONLY, q->qpn, psn);
-	b.va = mr_va;
-	b.rkey = mr_rkey;
-	b.dma_len = 64;
-	send_pkt(&b, 64, fill, false);
+	write_at(q, psn, mr_va, mr_rkey, 64, 64, fill);
 }
 
 /*

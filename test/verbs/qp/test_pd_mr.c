@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PDs and MRs: allocation, EBUSY rules, keys, argument checks (AH and
- * SRQ creation's too), dereg of
- * an MR referenced by posted work, and MR bounds / rights / PD checks on
- * the RC data path (remote and local), with guard bytes around the MR.
+ * SRQ creation's too), dereg of an MR referenced by posted work, and MR
+ * bounds / rights / PD checks on the RC data path (remote and local),
+ * with guard bytes around the MR.
  */
 #include "vt.h"
 
