@@ -44,18 +44,26 @@ static void progress_made(struct roce_qp *rq)
 }
 
 /*
+ * Whether a go-back from `psn` or an earlier PSN was asked for since the
+ * last progress (roce_req_retransmit() records it, whoever asked: a gap,
+ * a NAK, the ACK timer): it sends `psn` again.
+ */
+static bool asked_from(const struct roce_qp *rq, uint32_t psn)
+{
+	return rq->asked_again && wire_psn_cmp(psn, rq->asked_psn) >= 0;
+}
+
+/*
  * A later answer showed the answers of the head READ or atomic lost from
- * `psn` on: ask for them again, unless they were asked for from there
- * since the last progress (roce_req_retransmit() records it, whoever
- * asked: a gap, a NAK, the ACK timer).  The answers already on their way
- * behind the lost one come in next, and if each asked again, each request
- * sent again would restart the responder's stream: on a long READ a storm
- * in which no stream gets far.  A request sent again and lost as well is
- * the ACK timer's.
+ * `psn` on: ask for them again, unless a go-back under way sends them.
+ * The answers already on their way behind the lost one come in next, and
+ * if each asked again, each request sent again would restart the
+ * responder's stream: on a long READ a storm in which no stream gets
+ * far.  A request sent again and lost as well is the ACK timer's.
  */
 static void ask_again(struct roce_qp *rq, uint32_t psn)
 {
-	if (!rq->asked_again || rq->asked_psn != psn)
+	if (!asked_from(rq, psn))
 		roce_req_retransmit(rq, psn);
 }
 
@@ -136,10 +144,8 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		   uint8_t syn)
 {
 	struct pmr_qp_obj *qp = rq->qp;
-	/* a go-back from this PSN or one before it, asked for since the
-	 * last progress before this NAK came */
-	bool under_way = rq->asked_again &&
-			 wire_psn_cmp(psn, rq->asked_psn) >= 0;
+	/* before this NAK's own acknowledgement asks anything */
+	bool under_way = asked_from(rq, psn);
 
 	rq->st.nak_rx++;
 	if (!ack_upto(rq, wire_psn_add(psn, 0xffffff)))
@@ -162,10 +168,10 @@ static void nak_rx(struct roce_dev *d, struct roce_qp *rq, uint32_t psn,
 		switch (wire_syn_value(syn)) {
 		case WIRE_NAK_PSN_SEQ:
 			d->st.nak_seq_rx++;
-			/* still under way (no progress since): it sends this
-			 * PSN again.  This NAK is a copy, or asks for a packet
-			 * behind a loss the go-back covers; another go-back
-			 * would restart the stream again and spend a retry */
+			/* and still under way (no progress since): a copy of
+			 * a NAK, or one for a packet behind the loss it
+			 * resends; another go-back would restart the stream
+			 * again and spend a retry, as ask_again() says */
 			if (under_way && rq->asked_again)
 				return;
 			if (rq->retry_left == 0) {
