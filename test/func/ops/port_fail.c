@@ -164,19 +164,6 @@ static void next_pool_name(char name[RTE_MEMPOOL_NAMESIZE])
 	snprintf(name, RTE_MEMPOOL_NAMESIZE, "pmr_roce%d", vt_ndevices());
 }
 
-/* A loopback port named net_NAME, of one ring; @return its id. */
-static uint16_t loop_port(const char *name)
-{
-	struct rte_ring *r = rte_ring_create(name, 1024, (int)rte_socket_id(),
-					     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	int id;
-
-	CHECK(r != NULL);
-	id = rte_eth_from_ring(r);
-	CHECK(id >= 0);
-	return (uint16_t)id;
-}
-
 /* pmr_device_create() on the port, the failing functions armed as set
  * (their counts cleared first); @return the device or NULL, with errno
  * as the call left it, *ms the time it took. */
@@ -209,38 +196,10 @@ static struct pmr_device *create(uint16_t port, uint8_t net, uint64_t *ms)
 /* A SEND between two RC QPs of the device, through its port. */
 static void passes(struct pmr_device *dev)
 {
-	static uint8_t buf[2][64];
 	struct vt v;
-	struct vt_opts o = vt_opts_default();
-	struct vt_pair p;
-	struct pmr_mr *mr[2];
-	struct pmr_sge s, r;
-	struct pmr_send_wr sw;
-	struct pmr_recv_wr rw;
-	struct pmr_wc wc;
 
 	vt_open_dev(&v, dev);
-	vt_pair(&v, PMR_QPT_RC, &o, 1, &p);
-	for (int i = 0; i < 2; i++)
-		mr[i] = vt_mr(v.pd, buf[i], sizeof(buf[i]),
-			      PMR_ACCESS_LOCAL_WRITE);
-	memset(buf[0], 0x5a, sizeof(buf[0]));
-	memset(buf[1], 0, sizeof(buf[1]));
-	r = (struct pmr_sge){ (uintptr_t)buf[1], sizeof(buf[1]), mr[1]->lkey };
-	rw = vt_rwr(2, &r, 1);
-	CHECK_EQ(vt_post_recv1(p.qp[1], &rw), 0);
-	s = (struct pmr_sge){ (uintptr_t)buf[0], sizeof(buf[0]), mr[0]->lkey };
-	sw = vt_swr(1, PMR_WR_SEND, &s, 1, PMR_SEND_SIGNALED);
-	CHECK_EQ(vt_post_send1(p.qp[0], &sw), 0);
-	vt_poll1(p.scq[0], &wc);
-	CHECK_WC(wc, PMR_WC_SUCCESS);
-	vt_poll1(p.rcq[1], &wc);
-	CHECK_WC(wc, PMR_WC_SUCCESS);
-	EXPECT_EQ(wc.byte_len, sizeof(buf[1]));
-	EXPECT(memcmp(buf[0], buf[1], sizeof(buf[0])) == 0);
-	for (int i = 0; i < 2; i++)
-		CHECK_EQ(pmr_dereg_mr(mr[i]), 0);
-	vt_pair_destroy(&p);
+	vt_send_passes(&v);
 	vt_close(&v);
 }
 
@@ -315,7 +274,7 @@ static void start_fails(uint16_t port)
  * that passes traffic. */
 static void start_late(void)
 {
-	uint16_t port = loop_port("late");
+	uint16_t port = ringport_loop("late");
 	struct pmr_device *d;
 	int before = vt_ndevices();
 
@@ -335,7 +294,7 @@ static void start_late(void)
  * started (configure refused); stopped, it takes a device. */
 static void started_by_app(void)
 {
-	uint16_t port = loop_port("app");
+	uint16_t port = ringport_loop("app");
 	struct rte_mempool *own = rte_pktmbuf_pool_create("app_own", 1023, 0,
 		0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	struct rte_eth_conf conf;
@@ -399,7 +358,7 @@ int main(void)
 	struct pmr_device *d;
 
 	ringport_eal_init();
-	port = loop_port("fail");
+	port = ringport_loop("fail");
 	each_step(port);
 	start_fails(port);
 	pool_name_taken(port);

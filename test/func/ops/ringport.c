@@ -24,11 +24,24 @@ struct pmr_device *ringport_device(struct ringport *rp, const char *name,
 	return ringport_device_args(rp, name, size, net, "");
 }
 
+/* The RoCE device with address 10.NET.0.1, its own neighbour, on port. */
+static struct pmr_device *device_on(uint16_t port, uint8_t net,
+				    const char *extra)
+{
+	char mac[18], args[256];
+
+	snprintf(mac, sizeof(mac), "02:00:00:00:%02x:01", net);
+	snprintf(args, sizeof(args),
+		 "port=%u,ipv4=10.%u.0.1,mac=%s,neigh=10.%u.0.1/%s%s",
+		 port, net, mac, net, mac, extra);
+	return pmr_device_create("roce", args);
+}
+
 struct pmr_device *ringport_device_args(struct ringport *rp,
 					const char *name, unsigned int size,
 					uint8_t net, const char *extra)
 {
-	char rname[64], mac[18], args[256];
+	char rname[64];
 	int id;
 
 	snprintf(rname, sizeof(rname), "%s_rx", name);
@@ -47,11 +60,25 @@ struct pmr_device *ringport_device_args(struct ringport *rp,
 	rp->mac[1] = rp->mac[2] = rp->mac[3] = 0;
 	rp->mac[4] = net;
 	rp->mac[5] = 0x01;
-	snprintf(mac, sizeof(mac), "02:00:00:00:%02x:01", net);
-	snprintf(args, sizeof(args),
-		 "port=%u,ipv4=10.%u.0.1,mac=%s,neigh=10.%u.0.1/%s%s",
-		 rp->port, net, mac, net, mac, extra);
-	return pmr_device_create("roce", args);
+	return device_on(rp->port, net, extra);
+}
+
+uint16_t ringport_loop(const char *name)
+{
+	struct rte_ring *r = rte_ring_create(name, 1024, (int)rte_socket_id(),
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	int id;
+
+	CHECK(r != NULL);
+	id = rte_eth_from_ring(r);
+	CHECK(id >= 0);
+	return (uint16_t)id;
+}
+
+struct pmr_device *ringport_loop_device(const char *name, uint8_t net,
+					const char *extra)
+{
+	return device_on(ringport_loop(name), net, extra);
 }
 
 struct rte_mempool *ringport_open(struct ringport *rp, struct vt *v,

@@ -42,6 +42,14 @@ struct pmr_device *ringport_device_args(struct ringport *rp,
 					const char *name, unsigned int size,
 					uint8_t net, const char *extra);
 
+/* A loopback port of one ring (named name, 1024 slots): what it sends it
+ * receives.  Fails the test if it cannot be made.  @return its id. */
+uint16_t ringport_loop(const char *name);
+/* ringport_device_args() on a loopback port: the device's frames come
+ * back to it, no program passes them on. */
+struct pmr_device *ringport_loop_device(const char *name, uint8_t net,
+					const char *extra);
+
 /*
  * What every program on a ring port starts with: DPDK, a pool of `own`
  * mbufs of the program's own ("NAME_own"), the port and its device

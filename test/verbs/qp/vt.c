@@ -377,3 +377,37 @@ int vt_post_recv1(struct pmr_qp *qp, struct pmr_recv_wr *wr)
 		CHECK(bad == wr);
 	return r;
 }
+
+void vt_send_passes(struct vt *v)
+{
+	static uint8_t buf[2][64];
+	struct vt_opts o = vt_opts_default();
+	struct vt_pair p;
+	struct pmr_mr *mr[2];
+	struct pmr_sge s, r;
+	struct pmr_send_wr sw;
+	struct pmr_recv_wr rw;
+	struct pmr_wc wc;
+
+	vt_pair(v, PMR_QPT_RC, &o, 1, &p);
+	for (int i = 0; i < 2; i++)
+		mr[i] = vt_mr(v->pd, buf[i], sizeof(buf[i]),
+			      PMR_ACCESS_LOCAL_WRITE);
+	memset(buf[0], 0x5a, sizeof(buf[0]));
+	memset(buf[1], 0, sizeof(buf[1]));
+	r = (struct pmr_sge){ (uintptr_t)buf[1], sizeof(buf[1]), mr[1]->lkey };
+	rw = vt_rwr(2, &r, 1);
+	CHECK_EQ(vt_post_recv1(p.qp[1], &rw), 0);
+	s = (struct pmr_sge){ (uintptr_t)buf[0], sizeof(buf[0]), mr[0]->lkey };
+	sw = vt_swr(1, PMR_WR_SEND, &s, 1, PMR_SEND_SIGNALED);
+	CHECK_EQ(vt_post_send1(p.qp[0], &sw), 0);
+	vt_poll1(p.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	vt_poll1(p.rcq[1], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	EXPECT_EQ(wc.byte_len, sizeof(buf[1]));
+	EXPECT(memcmp(buf[0], buf[1], sizeof(buf[0])) == 0);
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(pmr_dereg_mr(mr[i]), 0);
+	vt_pair_destroy(&p);
+}

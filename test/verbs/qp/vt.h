@@ -165,4 +165,8 @@ struct pmr_recv_wr vt_rwr(uint64_t wr_id, struct pmr_sge *sge, int nsge);
 int vt_post_send1(struct pmr_qp *qp, struct pmr_send_wr *wr);
 int vt_post_recv1(struct pmr_qp *qp, struct pmr_recv_wr *wr);
 
+/** A 64-byte SEND between two RC QPs of v's device passes, its bytes in
+ *  place (fails the test otherwise); the QPs and MRs are gone after. */
+void vt_send_passes(struct vt *v);
+
 #endif /* VT_H */
