@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -758,17 +759,105 @@ static int32_t service_run(void *arg)
 	return pmr_progress(&ctx->pub, 64) > 0 ? 0 : -EAGAIN;
 }
 
+/* The lcores pmrdma made service lcores: each goes back to the
+ * application when the last service running there leaves it (one the
+ * application made stays as it is). */
+static struct {
+	pthread_mutex_t lock;
+	bool made[RTE_MAX_LCORE];
+} svc_lcores = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Makes lc a service lcore, unless it is one: not one that runs a
+ * function of the application (rte_service_lcore_add() would wait for it
+ * to return).  Called with the lock held. */
+static int lcore_make(uint32_t lc)
+{
+	if (rte_eal_lcore_role(lc) == ROLE_SERVICE)
+		return 0;
+	if (rte_eal_get_lcore_state(lc) == RUNNING) {
+		ROCE_LOG(ERR, "service_lcore=%u runs a function of the "
+			 "application (rte_eal_remote_launch)", lc);
+		return -EBUSY;
+	}
+	/* (its value is what the lcore's last function returned) */
+	(void)rte_service_lcore_add(lc);
+	if (rte_eal_lcore_role(lc) != ROLE_SERVICE) {
+		ROCE_LOG(ERR, "lcore %u cannot be a service lcore", lc);
+		return -EINVAL;
+	}
+	svc_lcores.made[lc] = true;
+	return 0;
+}
+
+/* Gives lc back to the application if pmrdma made it a service lcore and
+ * no service is mapped there (another device's, or one the application
+ * mapped): stopped, an EAL lcore again, its service loop returned (so
+ * rte_eal_remote_launch() takes it).  (rte_service_lcore_stop() would
+ * refuse with a running service mapped, but on its way clears the marks
+ * rte_service_may_be_active() reads, which service_stop() of the other
+ * device relies on.)  Called with the lock held. */
+static void lcore_give_back(uint32_t lc)
+{
+	if (!svc_lcores.made[lc] || rte_service_lcore_count_services(lc) != 0)
+		return;
+	/* (with no service mapped, neither refuses; were one to, the wait
+	 * would never end) */
+	(void)rte_service_lcore_stop(lc);
+	if (rte_service_lcore_del(lc) != 0)
+		return;
+	(void)rte_eal_wait_lcore(lc);
+	svc_lcores.made[lc] = false;
+}
+
+/* The engine's service mapped to service_lcore, which runs. */
+static int service_map(struct roce_dev *d)
+{
+	uint32_t lc = (uint32_t)d->service_lcore;
+	int ret;
+
+	pthread_mutex_lock(&svc_lcores.lock);
+	ret = lcore_make(lc);
+	if (ret == 0)
+		ret = rte_service_map_lcore_set(d->service_id, lc, 1);
+	if (ret == 0) {
+		ret = rte_service_lcore_start(lc);
+		if (ret == -EALREADY)
+			ret = 0;
+		if (ret != 0)
+			ROCE_LOG(ERR, "service lcore %u does not start: %s",
+				 lc, strerror(-ret));
+	}
+	pthread_mutex_unlock(&svc_lcores.lock);
+	return ret;
+}
+
+static void service_unmap(struct roce_dev *d)
+{
+	uint32_t lc = (uint32_t)d->service_lcore;
+
+	pthread_mutex_lock(&svc_lcores.lock);
+	rte_service_map_lcore_set(d->service_id, lc, 0);
+	lcore_give_back(lc);
+	pthread_mutex_unlock(&svc_lcores.lock);
+}
+
+/* The engine as a service on service_lcore; what it leaves behind when it
+ * fails, service_stop() undoes. */
 static int service_start(struct pmr_ctx_obj *ctx)
 {
 	struct roce_dev *d = ctx->dev->priv;
 	struct rte_service_spec spec;
+	enum rte_lcore_role_t role;
 	int ret;
 
 	if (d->service_lcore < 0) {
 		ROCE_LOG(ERR, "service progress needs service_lcore=N");
 		return -ENOTSUP;
 	}
-	if (!rte_lcore_is_enabled((unsigned int)d->service_lcore) ||
+	/* (an EAL lcore, or one a service lcore already: of another device,
+	 * or the application's) */
+	role = rte_eal_lcore_role((unsigned int)d->service_lcore);
+	if ((role != ROLE_RTE && role != ROLE_SERVICE) ||
 	    (unsigned int)d->service_lcore == rte_get_main_lcore()) {
 		ROCE_LOG(ERR, "service_lcore=%d must be an EAL lcore (-l) "
 			 "other than the main lcore", d->service_lcore);
@@ -779,25 +868,15 @@ static int service_start(struct pmr_ctx_obj *ctx)
 	spec.callback = service_run;
 	spec.callback_userdata = ctx;
 	ret = rte_service_component_register(&spec, &d->service_id);
-	if (ret != 0)
+	if (ret != 0) {
+		ROCE_LOG(ERR, "DPDK service %s not registered: %s", spec.name,
+			 strerror(-ret));
 		return ret;
+	}
 	d->service_registered = true;
 	rte_service_component_runstate_set(d->service_id, 1);
 	rte_service_runstate_set(d->service_id, 1);
-	ret = rte_service_lcore_add((uint32_t)d->service_lcore);
-	if (ret != 0 && ret != -EALREADY) {
-		ROCE_LOG(ERR, "lcore %d cannot be a service core: %s",
-			 d->service_lcore, strerror(-ret));
-		return ret;
-	}
-	ret = rte_service_map_lcore_set(d->service_id,
-					(uint32_t)d->service_lcore, 1);
-	if (ret == 0) {
-		ret = rte_service_lcore_start((uint32_t)d->service_lcore);
-		if (ret == -EALREADY)
-			ret = 0;
-	}
-	return ret;
+	return service_map(d);
 }
 
 static void service_stop(struct roce_dev *d)
@@ -808,7 +887,7 @@ static void service_stop(struct roce_dev *d)
 	rte_service_component_runstate_set(d->service_id, 0);
 	while (rte_service_may_be_active(d->service_id) == 1)
 		rte_pause();
-	rte_service_map_lcore_set(d->service_id, (uint32_t)d->service_lcore, 0);
+	service_unmap(d);
 	rte_service_component_unregister(d->service_id);
 	d->service_registered = false;
 }

@@ -760,7 +760,10 @@ enum pmr_progress_mode {
  * post or poll call of the context.
  * @return 0, EINVAL (unknown mode), ENOTSUP (the driver cannot run in
  *         that mode), EBUSY (the context already has QPs and the mode is
- *         not PMR_PROGRESS_MANUAL).
+ *         not PMR_PROGRESS_MANUAL; for PMR_PROGRESS_SERVICE also: the
+ *         service lcore runs a function of the application), or the
+ *         error DPDK gave when the service was registered or its lcore
+ *         started (ENOSPC: no room for another service).
  */
 int pmr_set_progress_mode(struct pmr_context *context,
 			  enum pmr_progress_mode mode);
