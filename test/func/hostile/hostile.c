@@ -595,37 +595,39 @@ static void v_post_solicited(uint32_t qpn)
 
 /*
  * Post n 64-byte UD SENDs (wr_id 7200 + i, all signaled) from the UD QP
- * to QP dqpn at 10.98.0.2 (our side), Q_Key UD_QKEY, from the start of
- * the remote-access MR.
+ * to QP dqpn at 10.98.0.HOST (2: our side), Q_Key UD_QKEY, from the start
+ * of the remote-access MR.
  */
-static void v_ud_send(unsigned int n, uint32_t dqpn)
+static void v_ud_send(unsigned int n, uint32_t dqpn, unsigned int host)
 {
-	static struct pmr_ah *ah;
+	static struct pmr_ah *ah[256];
 	struct pmr_send_wr wr[16], *bad;
 	struct pmr_ah_attr aa;
 	struct pmr_sge sg;
 
-	if (n == 0 || n > 16) {
+	if (n == 0 || n > 16 || host == 0 || host > 254) {
 		vsay("FAIL bad UDSEND");
 		return;
 	}
-	if (ah == NULL) {
+	if (ah[host] == NULL) {
 		memset(&aa, 0, sizeof(aa));
 		aa.is_global = 1;
 		aa.port_num = 1;
 		aa.grh.hop_limit = 64;
 		aa.grh.dgid.raw[10] = 0xff;
 		aa.grh.dgid.raw[11] = 0xff;
-		inet_pton(AF_INET, "10.98.0.2", &aa.grh.dgid.raw[12]);
-		ah = pmr_create_ah(pd, &aa);
-		if (ah == NULL) {
+		aa.grh.dgid.raw[12] = 10;
+		aa.grh.dgid.raw[13] = 98;
+		aa.grh.dgid.raw[15] = (uint8_t)host;
+		ah[host] = pmr_create_ah(pd, &aa);
+		if (ah[host] == NULL) {
 			vsay("FAIL create_ah");
 			return;
 		}
 	}
 	send_list(wr, &sg, n, 64, 7200, 0xffff);
 	for (unsigned int i = 0; i < n; i++) {
-		wr[i].wr.ud.ah = ah;
+		wr[i].wr.ud.ah = ah[host];
 		wr[i].wr.ud.remote_qpn = dqpn;
 		wr[i].wr.ud.remote_qkey = UD_QKEY;
 	}
@@ -776,8 +778,8 @@ static void v_cmd(char *line)
 	} else if ((k = sscanf(line, "POSTRA %u %u %u", &a1, &a2, &a3)) >= 1) {
 		v_post_read_atomic(a1, k >= 2 && a2, k == 3 ? a3 : 2048);
 
-	} else if (sscanf(line, "UDSEND %u %u", &a1, &a2) == 2) {
-		v_ud_send(a1, a2);
+	} else if ((k = sscanf(line, "UDSEND %u %u %u", &a1, &a2, &a3)) >= 2) {
+		v_ud_send(a1, a2, k == 3 ? a3 : 2);
 	} else if (sscanf(line, "TCLASS %u %u", &a1, &a2) == 2) {
 		v_tclass(a1, (uint8_t)a2);
 	} else if (sscanf(line, "RECV %u", &a1) == 1) {
@@ -1189,6 +1191,9 @@ static void send_pkt(struct wire_build *b, uint32_t plen, uint8_t fill,
 
 /* ARP replies from the victim to an address other than ours (arp_ask()) */
 static unsigned int arp_got;
+/* ARP requests from the victim for arp_watch */
+static unsigned int arp_asked;
+static uint8_t arp_watch[4];
 
 /* An ARP frame (op 1 request, 2 reply) from sha/spa to tha/tpa, sent to
  * Ethernet address dst. */
@@ -1248,6 +1253,10 @@ static void rx_drain(uint64_t ms)
 			    f[13] == 0x06) {
 				if (f[21] == 1 && memcmp(f + 38, agid + 12, 4) == 0)
 					arp_reply(f);
+				else if (f[21] == 1 &&
+					 memcmp(f + 28, vgid + 12, 4) == 0 &&
+					 memcmp(f + 38, arp_watch, 4) == 0)
+					arp_asked++;
 				else if (f[21] == 2 &&
 					 memcmp(f + 28, vgid + 12, 4) == 0 &&
 					 memcmp(f + 38, agid + 12, 4) != 0)
@@ -4751,25 +4760,31 @@ static void ack_dmac(const struct vqp *q, uint32_t psn, const uint8_t *smac,
 			memcpy(dmac, ans[k].dmac, 6);
 }
 
-/* The Ethernet address of the victim's next UD datagram to QPN dq. */
-static void ud_dmac(uint32_t dq, uint8_t dmac[6])
+/* Whether a UD datagram of the victim's to QPN dq comes within ms
+ * milliseconds (since the log was cleared); its Ethernet address in
+ * dmac. */
+static bool ud_arrives(uint32_t dq, uint64_t ms, uint8_t dmac[6])
 {
-	const char *r;
-
-	memset(dmac, 0, 6);
-	ans_clear();
-	r = ctl("UDSEND 1 %u", dq);
-	if (strcmp(r, "OK") != 0)
-		return;
-	for (uint64_t end = now_ns() + 500000000ull; now_ns() < end;) {
+	for (uint64_t end = now_ns() + ms * 1000000ull; now_ns() < end;) {
 		rx_drain(0);
 		for (unsigned int k = 0; k < nans; k++)
 			if (ans[k].dqpn == dq) {
 				memcpy(dmac, ans[k].dmac, 6);
-				return;
+				return true;
 			}
 	}
+	return false;
 }
+
+/* The Ethernet address of the victim's next UD datagram to QPN dq. */
+static void ud_dmac(uint32_t dq, uint8_t dmac[6])
+{
+	memset(dmac, 0, 6);
+	ans_clear();
+	if (strcmp(ctl("UDSEND 1 %u", dq), "OK") == 0)
+		ud_arrives(dq, 500, dmac);
+}
+
 
 /*
  * A gratuitous ARP (sender and target our own address, not the victim's)
@@ -4864,6 +4879,40 @@ static void case54(void)
 		"-> the READ asked again first, once", bad);
 }
 
+/*
+ * An ARP message for another address from a sender the victim does not
+ * know (10.98.0.155, no other case's, announcing itself): no neighbour
+ * entry is added.  A UD datagram to 10.98.0.155 then makes the victim ask
+ * for its address rather than go to the one announced, and goes to the
+ * one our answer gives.
+ */
+static void case55(void)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t announced[6] = { 0x02, 0, 0, 0x98, 0, 0x55 };
+	static const uint8_t answered[6] = { 0x02, 0, 0, 0x98, 0, 0x56 };
+	static const uint8_t ip[4] = { 10, 98, 0, 155 };
+	const uint32_t dq = 0x55A55;
+	uint8_t m[6];
+	int bad = 0;
+
+	arp_frame(1, bcast, announced, ip, bcast, ip);
+	rx_drain(20);
+	memcpy(arp_watch, ip, 4);
+	arp_asked = 0;
+	ans_clear();
+	CHECK(strcmp(ctl("UDSEND 1 %u 155", dq), "OK") == 0, "UDSEND to .155");
+	CHECK(!ud_arrives(dq, 200, m), "a datagram to ..:%02x before any "
+	      "answer (an entry from the announcement)", m[5]);
+	CHECK(arp_asked > 0, "no ARP request for .155");
+	arp_frame(2, vmac, answered, ip, vmac, vgid + 12);
+	CHECK(ud_arrives(dq, 500, m) && memcmp(m, answered, 6) == 0,
+	      "the datagram after the answer: to ..:%02x, expected ..:56",
+	      m[5]);
+	verdict("55 an ARP for another address from an unknown sender -> "
+		"no entry; the datagram waits for the answer", bad);
+}
+
 /* In the order they run. */
 static const struct {
 	unsigned int n;
@@ -4923,6 +4972,7 @@ static const struct {
 	{ 52, case52 },
 	{ 53, case53 },
 	{ 54, case54 },
+	{ 55, case55 },
 };
 
 /* HOSTILE_CASES: the case numbers to run, separated by spaces or commas
