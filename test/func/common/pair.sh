@@ -10,6 +10,10 @@
 #                      show the server log only when the pair failed
 #   MEMIF_SOCK=PATH    removed before each run (a memif server that exits
 #                      leaves its socket file behind)
+#   PAIR_CLIENT_AT=memif  start the client once the server's memif socket
+#                      (MEMIF_SOCK) exists rather than its control socket,
+#                      maybe before the server's device (the client's
+#                      control connection waits for it)
 # The callers set prog (the test binary) and logdir.
 
 srcroot=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -101,12 +105,15 @@ pair_run() {
 		$args_s >"${lg}server.log" 2>&1 &
 	spid=$!
 	# the client starts once the server has its device and control socket
+	# (or its memif socket: PAIR_CLIENT_AT)
+	local at=$ctl
+	[ "${PAIR_CLIENT_AT:-}" = memif ] && at=$MEMIF_SOCK
 	for _ in $(seq 1 600); do
-		[ -S "$ctl" ] && break
+		[ -S "$at" ] && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
-	if [ ! -S "$ctl" ]; then
+	if [ ! -S "$at" ]; then
 		echo "server did not come up:"
 		cat "${lg}server.log"
 		wait "$spid" || true

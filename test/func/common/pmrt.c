@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_eal.h>
+#include <rte_errno.h>
+
 #include "pmrt.h"
 
 const char *pmrt_name = "client";
@@ -281,11 +284,48 @@ int pmrt_reply_check(int32_t ok, uint32_t type, const char *text)
 
 /* ---- verbs set-up -------------------------------------------------------- */
 
+/*
+ * PMRT_DEVICE_DELAY_MS=N: rte_eal_init() of PMR_EAL_ARGS first (its
+ * ports probed: a memif server's socket exists), the device of
+ * PMR_DEVICES (one "roce:ARGS") created N ms later, as by an application
+ * that sets DPDK up itself and creates its pmrdma device some time after.
+ */
+static void late_device(void)
+{
+	static char eal[1024];
+	const char *ms = getenv("PMRT_DEVICE_DELAY_MS");
+	const char *spec = getenv("PMR_DEVICES");
+	const char *eal_args = getenv("PMR_EAL_ARGS");
+	char *argv[64], *save = NULL;
+	int argc = 0;
+
+	if (ms == NULL)
+		return;
+	if (spec == NULL || strncmp(spec, "roce:", 5) != 0 ||
+	    eal_args == NULL || strlen(eal_args) >= sizeof(eal))
+		pmrt_die("PMRT_DEVICE_DELAY_MS wants PMR_EAL_ARGS and one "
+			 "roce: device in PMR_DEVICES");
+	snprintf(eal, sizeof(eal), "%s", eal_args);
+	argv[argc++] = (char *)pmrt_name;
+	for (char *t = strtok_r(eal, " ", &save); t != NULL && argc < 63;
+	     t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	if (rte_eal_init(argc, argv) < 0)
+		pmrt_die("rte_eal_init: %s", rte_strerror(rte_errno));
+	usleep((useconds_t)atoi(ms) * 1000);
+	if (pmr_device_create("roce", spec + 5) == NULL)
+		pmrt_die("device created %s ms late: %s", ms, strerror(errno));
+	unsetenv("PMR_DEVICES");        /* made: the list has it */
+}
+
 struct pmr_context *pmrt_open_roce(struct pmr_device **devp)
 {
+	struct pmr_device **l, *dev = NULL;
 	int n;
-	struct pmr_device **l = pmr_get_device_list(&n);
-	struct pmr_device *dev = NULL;
+
+	late_device();
+	l = pmr_get_device_list(&n);
 
 	if (l == NULL || n < 1)
 		pmrt_die("no pmrdma device (errno %d)", errno);

@@ -7,6 +7,7 @@
  *
  *   rc_ops --role server|client --ctl PATH [--peer-ip A] [--case NAME]...
  *   rc_ops --role probe [--expect-errno EINVAL|none|N]
+ *                       [--expect-list-errno ENOTCONN|N]
  *
  * The device comes from PMR_EAL_ARGS / PMR_DEVICES (pmr_roce0).  The
  * client is the requester: it drives every scenario and checks its own
@@ -2296,14 +2297,31 @@ static int client_run(const bool *sel)
  * --role probe alone: the open must succeed; without service_lcore= the
  * service mode is refused with ENOTSUP and the context still works
  * (a loopback-free smoke test: PD, CQ, QP to RTS, progress, clean-up).
+ * --expect-list-errno N: the device cannot be made: pmr_get_device_list()
+ * must fail with errno N.
  */
-static int probe_run(int expect_errno)
+static int probe_run(int expect_errno, int expect_list_errno)
 {
 	struct pmr_device **l;
 	struct pmr_context *c;
 	int n, r, rc = 0;
+	uint64_t t0 = pmrt_now_ns();
 
+	errno = 0;
 	l = pmr_get_device_list(&n);
+	if (expect_list_errno != 0) {
+		int err = errno;
+
+		if (l != NULL || err != expect_list_errno) {
+			printf("probe: FAIL: device list %s, errno %d (%s), "
+			       "expected %d\n", l != NULL ? "made" : "NULL",
+			       err, strerror(err), expect_list_errno);
+			return 1;
+		}
+		printf("probe: PASS: no device (%s) after %.1f s\n",
+		       strerror(err), (double)(pmrt_now_ns() - t0) / 1e9);
+		return 0;
+	}
 	if (l == NULL || n < 1) {
 		printf("probe: FAIL: no pmrdma device (errno %d)\n", errno);
 		return 1;
@@ -2439,7 +2457,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rc_ops --role server|client --peer-ip A --ctl PATH "
 		"[--kill-mode exit|freeze] [--case NAME]...\n"
-		"       rc_ops --role probe [--expect-errno EINVAL|none|N]\ncases:");
+		"       rc_ops --role probe [--expect-errno EINVAL|none|N] "
+		"[--expect-list-errno ENOTCONN|N]\ncases:");
 	for (unsigned int i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
 	fprintf(stderr, "\n");
@@ -2449,7 +2468,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *role = NULL, *path = NULL;
-	int expect_errno = 0;
+	int expect_errno = 0, expect_list_errno = 0;
 	bool sel[NCASES], any = false;
 	int rc = 0;
 
@@ -2475,6 +2494,11 @@ int main(int argc, char **argv)
 				expect_errno = -1;
 			else
 				expect_errno = atoi(e);
+		} else if (strcmp(argv[i], "--expect-list-errno") == 0) {
+			const char *e = argv[++i];
+
+			expect_list_errno = strcmp(e, "ENOTCONN") == 0 ?
+					    ENOTCONN : atoi(e);
 		} else if (strcmp(argv[i], "--kill-mode") == 0) {
 			const char *m = argv[++i];
 
@@ -2502,7 +2526,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (role != NULL && strcmp(role, "probe") == 0)
-		return probe_run(expect_errno);
+		return probe_run(expect_errno, expect_list_errno);
 	if (role == NULL || path == NULL || peer_ip == NULL)
 		usage();
 	if (strcmp(role, "server") == 0) {
