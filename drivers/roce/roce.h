@@ -91,6 +91,7 @@ struct roce_dev {
 	uint64_t tsc_hz;
 	uint16_t ip_id;
 	bool port_started;
+	bool memif_client;                /* the port: a memif client */
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_lcore.h>
 #include <rte_service.h>
 #include <rte_service_component.h>
@@ -24,6 +26,8 @@ RTE_LOG_REGISTER(roce_logtype, pmr.roce, NOTICE);
 #define TX_DESC 1024
 #define POOL_MBUFS 8191
 #define START_RETRY_MS 5000
+#define LINK_WAIT_MS 100        /* a memif client's first wait for its link */
+#define LINK_WAIT_MAX_MS 1000
 
 /* ---- arguments ---------------------------------------------------------- */
 
@@ -168,6 +172,58 @@ bad:
 
 /* ---- the port ------------------------------------------------------------- */
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Whether the port is a memif client: memif's role= argument says
+ * "client" (or the older "slave"); a memif port is a server without one. */
+static bool is_memif_client(const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da;
+	const char *role;
+	size_t n;
+
+	if (info->driver_name == NULL ||
+	    strcmp(info->driver_name, "net_memif") != 0 ||
+	    info->device == NULL)
+		return false;
+	da = rte_dev_devargs(info->device);
+	if (da == NULL || da->args == NULL)
+		return false;
+	for (role = da->args; (role = strstr(role, "role=")) != NULL;
+	     role += 5)
+		if (role == da->args || role[-1] == ',')
+			break;
+	if (role == NULL)
+		return false;
+	role += 5;
+	n = strcspn(role, ",");
+	return (n == 6 && strncmp(role, "client", 6) == 0) ||
+	       (n == 5 && strncmp(role, "slave", 5) == 0);
+}
+
+/* Whether the port's link is up within ms milliseconds. */
+static bool link_up_within(uint16_t port, uint64_t ms)
+{
+	uint64_t end = mono_ms() + ms;
+	struct rte_eth_link link;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(port, &link);
+		if (link.link_status == RTE_ETH_LINK_UP)
+			return true;
+		if (mono_ms() >= end)
+			return false;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+}
+
 static int port_setup(struct roce_dev *d)
 {
 	struct rte_eth_conf conf;
@@ -193,6 +249,7 @@ static int port_setup(struct roce_dev *d)
 	 * a time (tx_flush 0: at the end of the pass) */
 	cheap_burst = info.driver_name != NULL &&
 		      strcmp(info.driver_name, "net_memif") == 0;
+	d->memif_client = is_memif_client(&info);
 	d->ack_with_reply = d->ack_mode == ROCE_ACK_WITH_REPLY ||
 			    (d->ack_mode == ROCE_ACK_AUTO && !cheap_burst);
 	d->tx_flush = d->tx_flush_arg >= 0 ? (uint32_t)d->tx_flush_arg :
@@ -228,20 +285,40 @@ static int port_setup(struct roce_dev *d)
  * once a later start succeeds: each retry sets the port up again.  Only
  * the start is retried: a port that refuses its configuration or queues
  * (one the application started itself, say) would refuse them again.
+ *
+ * A memif client that started may still not be connected: a server
+ * whose own port is not started yet refuses the handshake ("ID not
+ * found"), and memif does not try again.  So a memif client's start
+ * counts once its link is up: if it is not within a wait (100 ms,
+ * doubling to 1 s), the port is stopped and started again.  No retry of
+ * either kind begins later than 5 s after the first start.
  */
 static int port_start(struct roce_dev *d)
 {
+	uint64_t t0 = mono_ms(), wait = LINK_WAIT_MS;
 	int ret;
 
-	for (int ms = 0;; ms += 20) {
+	for (;;) {
 		ret = port_setup(d);
 		if (ret != 0)
 			return ret;
 		rte_eth_promiscuous_enable(d->port_id);
 		ret = rte_eth_dev_start(d->port_id);
-		if (ret == 0 || ms >= START_RETRY_MS)
+		if (ret == 0 && d->memif_client &&
+		    !link_up_within(d->port_id, wait)) {
+			rte_eth_dev_stop(d->port_id);
+			ret = -ENOTCONN;
+			wait = RTE_MIN(wait * 2, (uint64_t)LINK_WAIT_MAX_MS);
+		}
+		if (ret == 0 || mono_ms() - t0 >= START_RETRY_MS)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	if (ret == -ENOTCONN) {
+		ROCE_LOG(ERR, "port %u: memif client: no link within %u s (is "
+			 "the server's port started?)", d->port_id,
+			 START_RETRY_MS / 1000);
+		return ret;
 	}
 	if (ret != 0) {
 		ROCE_LOG(ERR, "port %u: start failed: %s", d->port_id,

@@ -678,7 +678,8 @@ struct pmr_qp {
  * @param num_devices  if not NULL, set to the number of devices.
  * @return a NULL-terminated array to free with pmr_free_device_list(), or
  *         NULL with errno set (ENOMEM; EINVAL for a bad configuration;
- *         the errno of EAL initialisation when it fails).
+ *         the errno of EAL initialisation when it fails; that of
+ *         pmr_device_create() when a configured device cannot be made).
  */
 struct pmr_device **pmr_get_device_list(int *num_devices);
 
