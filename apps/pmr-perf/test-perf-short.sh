@@ -967,6 +967,22 @@ output_ok "Gb/sec, -a" 23 '^[0-9]+\.[0-9]{6}$' write_bw -a -n 20 \
 	--report_gbits --output bandwidth
 output_ok "--raw" 1 '^[0-9]+\.[0-9]{6}$' write_bw -s 4096 -n 2000 --raw \
 	--output bandwidth
+# the note of retransmissions (RNR NAKs: one receive posted at a time,
+# -r 1): on standard error with --output, its number alone on stdout;
+# in the text output, on stdout below the table
+if NOJSON=1 pair send_bw -s 64 -n 2000 -r 1 --output message_rate &&
+   [ "$(grep -cvE '^[0-9]+\.[0-9]{6}$' "$DIR/out")" = 0 ] &&
+   grep -qE '^ note: retransmits [1-9][0-9]* .*rnr_naks_rx [1-9]' \
+	"$DIR/client.err" &&
+   NOJSON=1 pair send_bw -s 64 -n 2000 -r 1 &&
+   grep -qE '^ note: retransmits [1-9][0-9]* .*rnr_naks_rx [1-9]' "$DIR/out"
+then
+	echo "ok: --output: the note of RNR retransmissions on stderr"
+else
+	echo "FAIL: --output: the note of retransmissions not on stderr alone"
+	tail -n 3 "$DIR/out" "$DIR/client.err"
+	fail=1
+fi
 reject "bad --output bw: bandwidth or message_rate" write_bw --output bw
 reject "--output latency is for the latency tests" write_bw --output latency
 reject "--output message_rate is for the bandwidth tests" send_lat \
