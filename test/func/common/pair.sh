@@ -86,6 +86,25 @@ pair_filter() {
 	fi
 }
 
+# memif_dirs STEM: logdir, a new directory /tmp/STEM.XXXXXX removed at
+# exit (with what the caller's cleanup_more does, if it defines one), the
+# memif socket sock (MEMIF_SOCK) and control socket ctl in it, and vdev,
+# the memif vdev of both sides but for their role=
+memif_dirs() {
+	logdir=$(mktemp -d "/tmp/$1.XXXXXX")
+	sock=$logdir/memif.sock
+	MEMIF_SOCK=$sock
+	ctl=$logdir/ctl.sock
+	# shellcheck disable=SC2034   # read by the scripts that call this
+	vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+	# shellcheck disable=SC2317
+	memif_dirs_rm() {
+		rm -rf "$logdir"
+		if declare -F cleanup_more >/dev/null; then cleanup_more; fi
+	}
+	trap memif_dirs_rm EXIT
+}
+
 # pair_run TAG PREFIX_S PREFIX_C EAL_S EAL_C DEV_S DEV_C ARGS_S ARGS_C CTL TIMEOUT
 # PREFIX_*: a command prefix (e.g. "ip netns exec pmrt-a") or empty;
 # ARGS_*: the options of each side besides --role and --ctl; TAG names the

@@ -13,13 +13,7 @@ builddir=${2:-build}
 # veth.sh covers a real exit.
 export RC_OPS_KILL_MODE=${RC_OPS_KILL_MODE:-freeze}
 
-logdir=$(mktemp -d /tmp/pmrt-memif.XXXXXX)
-sock="$logdir/memif.sock"
-ctl="$logdir/ctl.sock"
-cleanup() { rm -rf "$logdir"; }
-trap cleanup EXIT
-
-vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+memif_dirs pmrt-memif
 run_pair "" "" \
 	"$(eal_mem_args "$builddir" s) -l 1 --vdev $vdev,role=server" \
 	"$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client" \

@@ -14,15 +14,8 @@ prog=$1
 builddir=${2:-build}
 . "$(dirname "$0")/common.sh"
 
-logdir=$(mktemp -d /tmp/pmrt-memif-late.XXXXXX)
-sock="$logdir/memif.sock"
-ctl="$logdir/ctl.sock"
-cleanup() { rm -rf "$logdir"; }
-trap cleanup EXIT
-
-export MEMIF_SOCK=$sock PAIR_CLIENT_AT=memif
-export RC_OPS_CASES="opcodes sizes"
-vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+memif_dirs pmrt-memif-late
+export PAIR_CLIENT_AT=memif RC_OPS_CASES="opcodes sizes"
 eal_s="$(eal_mem_args "$builddir" s) -l 1 --vdev $vdev,role=server"
 eal_c="$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client"
 dev_s="roce:port=0,ipv4=10.0.0.1,mac=02:00:00:00:00:01,mtu=4096"

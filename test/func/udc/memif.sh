@@ -7,14 +7,9 @@ prog=$1
 builddir=${2:-build}
 . "$(dirname "$0")/common.sh"
 
-logdir=$(mktemp -d /tmp/pmrt-udc-memif.XXXXXX)
-sock="$logdir/memif.sock"
-MEMIF_SOCK=$sock
-ctl="$logdir/ctl.sock"
-cleanup() { rm -rf "$logdir"; rm -rf /var/run/dpdk/pmrt-udc-*-$$; }
-trap cleanup EXIT
-
-vdev="net_memif0,socket=$sock,socket-abstract=no,bsize=8192"
+# shellcheck disable=SC2317
+cleanup_more() { rm -rf /var/run/dpdk/pmrt-udc-*-$$; }
+memif_dirs pmrt-udc-memif
 run_all "" "" \
 	"$(eal_mem_args "$builddir" s) -l 1 --vdev $vdev,role=server" \
 	"$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client" \
