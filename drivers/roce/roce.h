@@ -43,6 +43,7 @@ extern int roce_logtype;
 					 * when the ACK timeout is infinite */
 #define ROCE_ARP_RETRY_MS 200
 #define ROCE_TIMER_EVERY 16             /* progress calls per timer check */
+#define ROCE_LINK_CHECK_MS 10           /* the link looked at (port events) */
 #define ROCE_WHEEL_SLOTS 1024           /* timer wheel: slots (a power of 2) */
 #define ROCE_WHEEL_SLOT_NS 16000        /* and the time a slot covers, at
 					 * least (a power of 2 TSC cycles) */
@@ -125,6 +126,8 @@ struct roce_dev {
 					       * at the start of the next run
 					       * (roce_rx_release()) */
 	uint16_t nrx;
+	uint64_t link_checked;            /* TSC: the link last looked at */
+	bool link_up;                     /* as it was then */
 	struct pmr_roce_port_stats st;
 	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
 	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs

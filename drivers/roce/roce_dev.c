@@ -207,16 +207,22 @@ static bool is_memif_client(const struct rte_eth_dev_info *info)
 	       (n == 5 && strncmp(role, "slave", 5) == 0);
 }
 
+static bool link_is_up(uint16_t port)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(port, &link);
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
 /* Whether the port's link is up within ms milliseconds. */
 static bool link_up_within(uint16_t port, uint64_t ms)
 {
 	uint64_t end = mono_ms() + ms;
-	struct rte_eth_link link;
 
 	for (;;) {
-		memset(&link, 0, sizeof(link));
-		rte_eth_link_get_nowait(port, &link);
-		if (link.link_status == RTE_ETH_LINK_UP)
+		if (link_is_up(port))
 			return true;
 		if (mono_ms() >= end)
 			return false;
@@ -414,6 +420,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 		at->node_guid = (pmr_be64)__builtin_bswap64(g);
 	}
 	pmr_dev_attr_defaults(at);
+	at->device_cap_flags |= PMR_DEVICE_PORT_ACTIVE_EVENT;
 	/* GID table: the IPv4-mapped GID first, then the IPv6 one */
 	if (d->has_ipv4)
 		memcpy(dev->gid[dev->gid_count++].raw, d->gid4, 16);
@@ -439,13 +446,11 @@ static int roce_query_port(struct pmr_dev_obj *dev, uint8_t port,
 			   struct pmr_port_attr *a)
 {
 	struct roce_dev *d = dev->priv;
-	struct rte_eth_link link;
+	bool up = link_is_up(d->port_id);
 
 	(void)port;
-	memset(&link, 0, sizeof(link));
-	rte_eth_link_get_nowait(d->port_id, &link);
-	a->state = link.link_status ? PMR_PORT_ACTIVE : PMR_PORT_DOWN;
-	a->phys_state = link.link_status ? 5 : 3;   /* LinkUp / Disabled */
+	a->state = up ? PMR_PORT_ACTIVE : PMR_PORT_DOWN;
+	a->phys_state = up ? 5 : 3;   /* LinkUp / Disabled */
 	a->max_mtu = d->max_mtu;
 	a->active_mtu = d->max_mtu;
 	a->gid_tbl_len = (int)(sizeof(dev->gid) / sizeof(dev->gid[0]));
@@ -700,6 +705,26 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 	return done;
 }
 
+/* Port events: the link looked at every ROCE_LINK_CHECK_MS (with the
+ * timers), a change raising PORT_ERR (down) or PORT_ACTIVE (up) on the
+ * context, as an RNIC's driver does. */
+static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
+		       uint64_t now)
+{
+	bool up;
+
+	if (now - d->link_checked < d->tsc_hz / 1000 * ROCE_LINK_CHECK_MS)
+		return;
+	d->link_checked = now;
+	up = link_is_up(d->port_id);
+	if (up == d->link_up)
+		return;
+	d->link_up = up;
+	ROCE_LOG(INFO, "port %u: link %s", d->port_id, up ? "up" : "down");
+	pmr_async_raise(ctx, up ? PMR_EVENT_PORT_ACTIVE : PMR_EVENT_PORT_ERR,
+			NULL, 1);
+}
+
 /*
  * One engine run: first what is owed (posted WRs, ACKs from earlier runs,
  * retransmissions, READ responses under way), then the receive burst.  What
@@ -728,6 +753,8 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	if (timers && d->next_deadline != UINT64_MAX &&
 	    roce_now(&d->now) >= d->next_deadline)
 		timed_expire(d, d->now);
+	if (timers)
+		link_watch(d, ctx, roce_now(&d->now));
 	done = run_qps(d, ctx, budget, timers, &d->now);
 	d->held_posts = 0;      /* (tx_batch) built, or waiting for the peer */
 	roce_tx_flush(d);
@@ -977,6 +1004,9 @@ static int roce_ctx_open(struct pmr_ctx_obj *ctx)
 	if (d->ctx != NULL)
 		return -EBUSY;      /* first version: one context per device */
 	d->ctx = ctx;
+	/* port events tell changes from the link's state now */
+	d->link_up = link_is_up(d->port_id);
+	d->link_checked = rte_rdtsc();
 	ctx->mode = d->default_mode;
 	if (ctx->mode == PMR_PROGRESS_SERVICE) {
 		ret = service_start(ctx);

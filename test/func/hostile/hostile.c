@@ -185,6 +185,16 @@ static void v_engine(void)
 	for (int i = 0; i < n && nwlog < MAXLOG; i++)
 		wlog[nwlog++] = wc[i];
 	while (pmr_get_async_event(ctx, &ev) == 0) {
+		/* (the port's link coming up as the attacker connects: an
+		 * event of the port, element.port_num) */
+		if (ev.event_type == PMR_EVENT_PORT_ACTIVE ||
+		    ev.event_type == PMR_EVENT_PORT_ERR) {
+			printf("victim: async event %s on port %d\n",
+			       pmr_event_type_str(ev.event_type),
+			       ev.element.port_num);
+			pmr_ack_async_event(&ev);
+			continue;
+		}
 		if (nelog < MAXLOG) {
 			elog[nelog].qpn = ev.element.qp->qp_num;
 			elog[nelog].type = (int)ev.event_type;
