@@ -71,6 +71,9 @@ struct roce_dev {
 	uint8_t ack_mode;                 /* ROCE_ACK_*: the ack= argument */
 	bool ack_with_reply;              /* an ACK owed leaves in post_send's
 					   * burst, behind what was posted */
+	bool port_down;                   /* stopped: a memif client's start
+					   * failed (memif_reconnect()); no
+					   * burst touches it */
 	uint32_t ackreq_every;            /* ackreq=: unsignaled messages ask
 					   * for an ACK every this many packets */
 	uint32_t tx_batch;                /* tx_batch=: post_send's pass
@@ -128,6 +131,9 @@ struct roce_dev {
 	uint16_t nrx;
 	uint64_t link_checked;            /* TSC: the link last looked at */
 	bool link_up;                     /* as it was then */
+	uint64_t reconnect_tsc;           /* memif client, link down: TSC of
+					   * the next restart of the port */
+	uint32_t reconnect_ms;            /* the wait after it (0: link up) */
 	struct pmr_roce_port_stats st;
 	/* QPs waiting only for a timer, on a wheel: slot (deadline >>
 	 * wheel_shift) % ROCE_WHEEL_SLOTS, so that a check visits the QPs

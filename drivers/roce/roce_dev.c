@@ -435,7 +435,7 @@ static void roce_remove(struct pmr_dev_obj *dev)
 {
 	struct roce_dev *d = dev->priv;
 
-	if (d->port_started)
+	if (d->port_started && !d->port_down)
 		rte_eth_dev_stop(d->port_id);
 	roce_held_free(d);
 	rte_mempool_free(d->pool);
@@ -705,9 +705,36 @@ static unsigned int run_qps(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 	return done;
 }
 
+/* A memif client whose link went down (its server left or restarted its
+ * port) is not connected again by memif: the port is set up and started
+ * again now and then (waits of 100 ms doubling to 1 s) until a server
+ * takes it. */
+static void memif_reconnect(struct roce_dev *d, uint64_t now)
+{
+	int ret;
+
+	if (d->reconnect_ms != 0 && now < d->reconnect_tsc)
+		return;
+	d->reconnect_ms = d->reconnect_ms == 0 ? LINK_WAIT_MS :
+			  RTE_MIN(d->reconnect_ms * 2, (uint32_t)LINK_WAIT_MAX_MS);
+	d->reconnect_tsc = now + d->tsc_hz / 1000 * d->reconnect_ms;
+	if (!d->port_down)
+		(void)rte_eth_dev_stop(d->port_id);
+	ret = port_setup(d);
+	if (ret == 0) {
+		rte_eth_promiscuous_enable(d->port_id);
+		ret = rte_eth_dev_start(d->port_id);
+	}
+	/* (a port left stopped takes no burst: DPDK would log each one) */
+	d->port_down = ret != 0;
+	ROCE_LOG(DEBUG, "port %u: memif client started again: %s",
+		 d->port_id, ret == 0 ? "ok" : strerror(-ret));
+}
+
 /* Port events: the link looked at every ROCE_LINK_CHECK_MS (with the
  * timers), a change raising PORT_ERR (down) or PORT_ACTIVE (up) on the
- * context, as an RNIC's driver does. */
+ * context, as an RNIC's driver does.  A memif client's link that is
+ * down is brought back (memif_reconnect()). */
 static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		       uint64_t now)
 {
@@ -717,6 +744,10 @@ static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		return;
 	d->link_checked = now;
 	up = link_is_up(d->port_id);
+	if (up)
+		d->reconnect_ms = 0;
+	else if (d->memif_client)
+		memif_reconnect(d, now);
 	if (up == d->link_up)
 		return;
 	d->link_up = up;
@@ -758,9 +789,10 @@ static int roce_progress(struct pmr_ctx_obj *ctx, unsigned int budget)
 	done = run_qps(d, ctx, budget, timers, &d->now);
 	d->held_posts = 0;      /* (tx_batch) built, or waiting for the peer */
 	roce_tx_flush(d);
-	n = rte_eth_rx_burst(d->port_id, d->queue, d->rx,
+	n = likely(!d->port_down) ?
+	    rte_eth_rx_burst(d->port_id, d->queue, d->rx,
 			     budget < ROCE_RX_BURST ? (uint16_t)budget :
-			     ROCE_RX_BURST);
+			     ROCE_RX_BURST) : 0;
 	d->nrx = n;
 	for (uint16_t i = 0; i < n; i++)
 		roce_rx(d, ctx, d->rx[i]);

@@ -396,7 +396,8 @@ void roce_tx_flush(struct roce_dev *d)
 	if (d->ntx == 0)
 		return;
 	d->st.tx_bursts++;
-	sent = rte_eth_tx_burst(d->port_id, d->queue, d->tx, d->ntx);
+	sent = likely(!d->port_down) ?
+	       rte_eth_tx_burst(d->port_id, d->queue, d->tx, d->ntx) : 0;
 	if (sent > 0)
 		d->tx_refused = false;
 	if (likely(sent == d->ntx)) {

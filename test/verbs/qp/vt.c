@@ -411,3 +411,38 @@ void vt_send_passes(struct vt *v)
 		CHECK_EQ(pmr_dereg_mr(mr[i]), 0);
 	vt_pair_destroy(&p);
 }
+
+int vt_events_after(struct vt *v, int ms, struct pmr_async_event *last)
+{
+	uint64_t t0 = vt_now_ms();
+	struct pmr_async_event ev;
+	int n = 0;
+
+	while (vt_now_ms() - t0 < (uint64_t)ms)
+		CHECK(pmr_progress(v->ctx, 32) >= 0);
+	while (vt_async(v, &ev) == 0) {
+		*last = ev;
+		n++;
+	}
+	return n;
+}
+
+void vt_port_event(struct vt *v, enum pmr_event_type t, int ms,
+		   const char *when)
+{
+	struct pmr_async_event ev;
+	uint64_t t0 = vt_now_ms();
+	int n = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	while (n == 0 && vt_now_ms() - t0 < (uint64_t)ms)
+		n = vt_events_after(v, 10, &ev);
+	EXPECT_EQ_MSG(n, 1, "events %s", when);
+	if (n > 0) {
+		EXPECT_EQ_MSG(ev.event_type, t, "the event %s (%s)", when,
+			      pmr_event_type_str(ev.event_type));
+		EXPECT_EQ_MSG(ev.element.port_num, 1, "its port %s", when);
+	}
+	EXPECT_EQ_MSG(vt_events_after(v, 100, &ev), 0, "events later %s",
+		      when);
+}

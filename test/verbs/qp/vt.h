@@ -165,6 +165,15 @@ struct pmr_recv_wr vt_rwr(uint64_t wr_id, struct pmr_sge *sge, int nsge);
 int vt_post_send1(struct pmr_qp *qp, struct pmr_send_wr *wr);
 int vt_post_recv1(struct pmr_qp *qp, struct pmr_recv_wr *wr);
 
+/** Runs the engine (pmr_progress) for ms milliseconds, then takes every
+ *  async event: @return how many there were, the last in *last. */
+int vt_events_after(struct vt *v, int ms, struct pmr_async_event *last);
+/** Runs the engine until an async event comes, for ms milliseconds at
+ *  most: it must be the only one, of type t, on port 1, and none must
+ *  follow in 100 ms more (fails the test otherwise, saying when). */
+void vt_port_event(struct vt *v, enum pmr_event_type t, int ms,
+		   const char *when);
+
 /** A 64-byte SEND between two RC QPs of v's device passes, its bytes in
  *  place (fails the test otherwise); the QPs and MRs are gone after. */
 void vt_send_passes(struct vt *v);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A memif client device whose server process is killed (SIGKILL, as a
+# crash) and another started in its place, its socket file removed first
+# (memif_restart.c): the device connects again.
+#   memif_restart.sh CLIENT_BINARY ECHO_BINARY BUILD_DIR
+set -uo pipefail
+prog=$1
+echo_bin=$2
+builddir=${3:-build}
+. "$(dirname "$0")/common.sh"
+
+memif_dirs pmrt-memif-restart
+eal_c="$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client"
+spid=''
+# shellcheck disable=SC2317
+cleanup_more() { [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null; }
+
+# serve N: a server in the background (its own pid in spid, so that
+# SIGKILL reaches it), up once it says so
+serve() {
+	# shellcheck disable=SC2046
+	"$echo_bin" $(eal_mem_args "$builddir" "s$1") -l 1 \
+		--vdev "$vdev,role=server" >"$logdir/server$1.log" 2>&1 &
+	spid=$!
+	for _ in $(seq 1 100); do
+		grep -qs serving "$logdir/server$1.log" && return 0
+		sleep 0.1
+	done
+	echo "server $1 did not come up:"
+	cat "$logdir/server$1.log"
+	return 1
+}
+# wait_for FILE: until the client writes it (or exits)
+wait_for() {
+	for _ in $(seq 1 300); do
+		[ -e "$logdir/$1" ] && return 0
+		kill -0 "$cpid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+serve 1 || exit 1
+env PMR_EAL_ARGS="$eal_c" \
+	PMR_DEVICES="roce:port=0,ipv4=10.77.0.2,mac=02:00:00:00:77:02,neigh=10.77.0.2/02:00:00:00:77:02" \
+	timeout 60 "$prog" "$logdir" 2>&1 | pair_filter &
+cpid=$!
+if wait_for ready; then
+	kill -9 "$spid"
+	wait "$spid" 2>/dev/null
+	echo "server 1 killed"
+	if wait_for down; then
+		sleep 1.5
+		rm -f "$sock"
+		serve 2 && echo "server 2 up"
+	fi
+fi
+wait "$cpid"
+rc=$?
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+spid=
+echo "memif_restart: client exit $rc"
+[ "$rc" = 0 ]
