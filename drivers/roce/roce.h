@@ -262,6 +262,7 @@ struct roce_qp {
 	bool asked_again;                 /* (roce_req_retransmit()), no
 					   * progress since */
 	bool sqd_notify;                  /* raise SQ_DRAINED when drained */
+	bool comm_est;                    /* COMM_EST raised since RTR */
 	/* its first 32 bytes, the packet and byte counts, end the fifth
 	 * line (asserted below) */
 	struct pmr_roce_qp_stats st;

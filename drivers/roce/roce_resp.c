@@ -226,6 +226,7 @@ void roce_resp_reset(struct roce_qp *rq)
 	rq->in_write = false;
 	rq->recv_off = 0;
 	rq->uc_drop = false;
+	rq->comm_est = false;
 	answers_drop(rq);
 }
 
@@ -829,6 +830,14 @@ void roce_resp_rx(struct roce_dev *d, struct roce_qp *rq, const uint8_t *f,
 	    st != PMR_QPS_SQE) {
 		d->st.rx_drop_state++;
 		return;
+	}
+	/* the first packet of a connected QP's peer while it is in RTR
+	 * (IB o11-5.1.1: not on UD): communication established */
+	if (unlikely(st == PMR_QPS_RTR) && !rq->comm_est &&
+	    rq->qp->pub.qp_type != PMR_QPT_UD) {
+		rq->comm_est = true;
+		pmr_async_raise(rq->qp->ctx, PMR_EVENT_COMM_EST, &rq->qp->pub,
+				0);
 	}
 	switch (rq->qp->pub.qp_type) {
 	case PMR_QPT_RC:
