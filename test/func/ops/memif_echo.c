@@ -3,11 +3,14 @@
  * A memif server for memif_restart.sh: plain DPDK (no pmrdma), port 0
  * set up and started, every frame it receives sent back until SIGTERM,
  * then the port stopped and closed (its client told: memif's disconnect
- * message).  The EAL arguments are its command line.
+ * message).  The EAL arguments are its command line.  It ends itself
+ * after 60 s (SIGALRM), so that a script that died cannot leave it
+ * spinning.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -33,6 +36,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGTERM, on_term);
+	alarm(60);
 	pool = rte_pktmbuf_pool_create("echo", 2047, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());

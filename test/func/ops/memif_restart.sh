@@ -15,6 +15,10 @@ eal_c="$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client"
 spid=''
 # shellcheck disable=SC2317
 cleanup_more() { [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null; }
+# a signal (meson's timeout) ends the script through exit, so that the
+# server goes too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # serve N: a server in the background (its own pid in spid, so that
 # SIGKILL reaches it), up once it says so
