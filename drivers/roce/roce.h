@@ -129,6 +129,7 @@ struct roce_dev {
 					       * at the start of the next run
 					       * (roce_rx_release()) */
 	uint16_t nrx;
+	uint64_t link_check_tsc;          /* ROCE_LINK_CHECK_MS in TSC */
 	uint64_t link_checked;            /* TSC: the link last looked at */
 	bool link_up;                     /* as it was then */
 	uint64_t reconnect_tsc;           /* memif client, link down: TSC of
@@ -366,6 +367,8 @@ static inline bool roce_tx_room(struct roce_dev *d)
 
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
+/* Whether the port's ethdev link is up now. */
+bool roce_link_up(const struct roce_dev *d);
 void roce_held_free(struct roce_dev *d);
 void roce_rx_release(struct roce_dev *d);
 uint8_t *roce_tx_frame(struct roce_dev *d, struct wire_build *b,

@@ -207,22 +207,13 @@ static bool is_memif_client(const struct rte_eth_dev_info *info)
 	       (n == 5 && strncmp(role, "slave", 5) == 0);
 }
 
-static bool link_is_up(uint16_t port)
-{
-	struct rte_eth_link link;
-
-	memset(&link, 0, sizeof(link));
-	rte_eth_link_get_nowait(port, &link);
-	return link.link_status == RTE_ETH_LINK_UP;
-}
-
 /* Whether the port's link is up within ms milliseconds. */
-static bool link_up_within(uint16_t port, uint64_t ms)
+static bool link_up_within(const struct roce_dev *d, uint64_t ms)
 {
 	uint64_t end = mono_ms() + ms;
 
 	for (;;) {
-		if (link_is_up(port))
+		if (roce_link_up(d))
 			return true;
 		if (mono_ms() >= end)
 			return false;
@@ -282,6 +273,7 @@ static int port_setup(struct roce_dev *d)
 			 strerror(-ret));
 		return ret;
 	}
+	rte_eth_promiscuous_enable(d->port_id);
 	return 0;
 }
 
@@ -308,10 +300,9 @@ static int port_start(struct roce_dev *d)
 		ret = port_setup(d);
 		if (ret != 0)
 			return ret;
-		rte_eth_promiscuous_enable(d->port_id);
 		ret = rte_eth_dev_start(d->port_id);
 		if (ret == 0 && d->memif_client &&
-		    !link_up_within(d->port_id, wait)) {
+		    !link_up_within(d, wait)) {
 			rte_eth_dev_stop(d->port_id);
 			ret = -ENOTCONN;
 			wait = RTE_MIN(wait * 2, (uint64_t)LINK_WAIT_MAX_MS);
@@ -373,6 +364,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	}
 	d->port_id = (uint16_t)a.port;
 	d->tsc_hz = rte_get_tsc_hz();
+	d->link_check_tsc = d->tsc_hz / 1000 * ROCE_LINK_CHECK_MS;
 	while ((1ull << d->wheel_shift) <
 	       roce_ns_to_tsc(d, ROCE_WHEEL_SLOT_NS))
 		d->wheel_shift++;
@@ -446,7 +438,7 @@ static int roce_query_port(struct pmr_dev_obj *dev, uint8_t port,
 			   struct pmr_port_attr *a)
 {
 	struct roce_dev *d = dev->priv;
-	bool up = link_is_up(d->port_id);
+	bool up = roce_link_up(d);
 
 	(void)port;
 	a->state = up ? PMR_PORT_ACTIVE : PMR_PORT_DOWN;
@@ -721,10 +713,8 @@ static void memif_reconnect(struct roce_dev *d, uint64_t now)
 	if (!d->port_down)
 		(void)rte_eth_dev_stop(d->port_id);
 	ret = port_setup(d);
-	if (ret == 0) {
-		rte_eth_promiscuous_enable(d->port_id);
+	if (ret == 0)
 		ret = rte_eth_dev_start(d->port_id);
-	}
 	/* (a port left stopped takes no burst: DPDK would log each one) */
 	d->port_down = ret != 0;
 	ROCE_LOG(DEBUG, "port %u: memif client started again: %s",
@@ -740,10 +730,10 @@ static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 {
 	bool up;
 
-	if (now - d->link_checked < d->tsc_hz / 1000 * ROCE_LINK_CHECK_MS)
+	if (now - d->link_checked < d->link_check_tsc)
 		return;
 	d->link_checked = now;
-	up = link_is_up(d->port_id);
+	up = roce_link_up(d);
 	if (up)
 		d->reconnect_ms = 0;
 	else if (d->memif_client)
@@ -1037,7 +1027,7 @@ static int roce_ctx_open(struct pmr_ctx_obj *ctx)
 		return -EBUSY;      /* first version: one context per device */
 	d->ctx = ctx;
 	/* port events tell changes from the link's state now */
-	d->link_up = link_is_up(d->port_id);
+	d->link_up = roce_link_up(d);
 	d->link_checked = rte_rdtsc();
 	ctx->mode = d->default_mode;
 	if (ctx->mode == PMR_PROGRESS_SERVICE) {

@@ -266,14 +266,10 @@ bool roce_resolve(struct roce_dev *d, const uint8_t *gid, uint8_t *mac)
 	}
 	if (n->last_req == 0 ||
 	    now - n->last_req > d->tsc_hz / 1000 * ROCE_ARP_RETRY_MS) {
-		struct rte_eth_link link;
-
 		/* a request sent while the link is down is lost (a memif
 		 * link comes up a little after the port starts): ask again
 		 * at the next run instead of after the retry interval */
-		memset(&link, 0, sizeof(link));
-		rte_eth_link_get_nowait(d->port_id, &link);
-		if (!link.link_status)
+		if (!roce_link_up(d))
 			return false;
 		n->last_req = now;
 		if (roce_gid_is_v4(gid))
@@ -388,6 +384,15 @@ void roce_rx_release(struct roce_dev *d)
 }
 
 /* Hand the frames built to the port (tx_keep() for those it leaves). */
+bool roce_link_up(const struct roce_dev *d)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(d->port_id, &link);
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
 void roce_tx_flush(struct roce_dev *d)
 {
 	uint16_t sent;
