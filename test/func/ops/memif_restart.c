@@ -1,19 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A memif client device whose server leaves and comes back: the client
- * of memif_restart.sh.  Its RoCE device (PMR_DEVICES) is its own
- * neighbour, so that two of its QPs exchange frames through the server,
- * memif_echo, which sends back what it receives.
+ * A memif device whose peer leaves and another comes: the program of
+ * memif_restart.sh.  Its RoCE device (PMR_DEVICES) is its own neighbour,
+ * so that two of its QPs exchange frames through the peer, memif_echo,
+ * which sends back what it receives.  ROLE is the device's memif role.
  *
- * - with the server up, a SEND passes;
- * - the program writes DIR/ready and the script kills the server: one
- *   PORT_ERR within 10 s; the program writes DIR/down, and the script
- *   starts another server 1.5 s later (meanwhile the device's starts of
- *   its port fail: no server);
- * - one PORT_ACTIVE within 10 s: the device connected to the new server
- *   (memif itself does not try again), and a SEND passes.
+ * - a server device writes DIR/listening, the script starts the first
+ *   client, and the device raises one PORT_ACTIVE within 10 s;
+ * - with the peer up, a SEND passes;
+ * - the program writes DIR/ready and the script kills the peer: one
+ *   PORT_ERR within 10 s;
+ * - with no peer, three SENDs are posted: a UD one, which completes
+ *   (a datagram is done once built) and whose frame the device drops
+ *   once the port has taken nothing for a second (tx_drops); an RC one
+ *   with a 67 ms ACK timeout and 7 retries, which ends in RETRY_EXC_ERR;
+ *   and an RC one with a 1.07 s timeout and 7 retries, still waiting.
+ *   Nothing is received;
+ * - the program writes DIR/down, and the script starts another peer
+ *   1.5 s later (meanwhile a client device's starts of its port fail:
+ *   no server);
+ * - one PORT_ACTIVE within 10 s: a client device connected to the new
+ *   server (memif itself does not try again), or the new client to a
+ *   server device.  The waiting RC SEND then
+ *   completes (a retransmission), its bytes in place, and the dropped
+ *   datagram never arrives: the next one does, alone.  A SEND passes.
  *
- *   memif_restart DIR      run by memif_restart.sh
+ *   memif_restart DIR client|server      run by memif_restart.sh
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +33,9 @@
 #include <pmr_verbs.h>
 
 #include "vt.h"
+#include "port_counts.h"     /* after vt.h */
+
+#define GRH 40
 
 static void mark(const char *dir, const char *name)
 {
@@ -33,20 +48,138 @@ static void mark(const char *dir, const char *name)
 	fclose(f);
 }
 
+/* The SENDs posted while the peer is away, and their receivers. */
+struct away {
+	struct vt_pair ud, rc_short, rc_long;
+	struct pmr_mr *mr;
+	uint8_t buf[6][GRH + 64];       /* ud, short, long: send, recv */
+};
+
+static void post_recv(struct away *a, struct pmr_qp *qp, int i)
+{
+	struct pmr_sge s = { (uintptr_t)a->buf[i], sizeof(a->buf[i]),
+			     a->mr->lkey };
+	struct pmr_recv_wr rw = vt_rwr((uint64_t)i, &s, 1);
+
+	CHECK_EQ(vt_post_recv1(qp, &rw), 0);
+}
+
+/* A 64-byte SEND of buf[i] (filled with `fill`) on qp; UD to p's peer. */
+static void post_send(struct away *a, struct vt_pair *p, int i, uint8_t fill,
+		      uint32_t qkey)
+{
+	struct pmr_sge s = { (uintptr_t)a->buf[i], 64, a->mr->lkey };
+	struct pmr_send_wr sw = vt_swr((uint64_t)i, PMR_WR_SEND, &s, 1,
+				       PMR_SEND_SIGNALED);
+
+	memset(a->buf[i], fill, 64);
+	if (p->ah != NULL) {
+		sw.wr.ud.ah = p->ah;
+		sw.wr.ud.remote_qpn = p->qp[1]->qp_num;
+		sw.wr.ud.remote_qkey = qkey;
+	}
+	CHECK_EQ(vt_post_send1(p->qp[0], &sw), 0);
+}
+
+static void away_post(struct vt *v, struct away *a)
+{
+	struct vt_opts o = vt_opts_default();
+
+	memset(a->buf, 0, sizeof(a->buf));
+	a->mr = vt_mr(v->pd, a->buf, sizeof(a->buf), PMR_ACCESS_LOCAL_WRITE);
+	vt_pair(v, PMR_QPT_UD, &o, 1, &a->ud);
+	vt_pair(v, PMR_QPT_RC, &o, 1, &a->rc_short);     /* 67 ms x 8 */
+	o.timeout = 18;                                  /* 1.07 s x 8 */
+	vt_pair(v, PMR_QPT_RC, &o, 1, &a->rc_long);
+	post_recv(a, a->ud.qp[1], 3);
+	post_recv(a, a->rc_short.qp[1], 4);
+	post_recv(a, a->rc_long.qp[1], 5);
+	post_send(a, &a->ud, 0, 0xa1, o.qkey);
+	post_send(a, &a->rc_short, 1, 0xb2, o.qkey);
+	post_send(a, &a->rc_long, 2, 0xc3, o.qkey);
+}
+
+/* With no peer: the datagram done and its frame dropped, the short RC
+ * SEND out of retries, the long one waiting, nothing received. */
+static void away_check(struct vt *v, struct away *a)
+{
+	struct pmr_wc wc;
+
+	vt_poll1(a->ud.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	CHECK_EQ(vt_poll(a->rc_short.scq[0], 1, &wc, 5000), 1);
+	CHECK_WC(wc, PMR_WC_RETRY_EXC_ERR);
+	for (uint64_t t0 = vt_now_ms(); vt_now_ms() - t0 < 3000;)
+		if (roce_counts(v->dev).tx_drops > 0)
+			break;
+		else
+			CHECK(pmr_progress(v->ctx, 32) >= 0);
+	EXPECT_MSG(roce_counts(v->dev).tx_drops > 0,
+		   "frames dropped while the port took none");
+	EXPECT_EQ_MSG(vt_count(a->rc_long.scq[0], 10), 0,
+		      "the long RC SEND completed with no peer");
+	for (int i = 0; i < 3; i++) {
+		struct pmr_cq *cq = i == 0 ? a->ud.rcq[1] :
+				    i == 1 ? a->rc_short.rcq[1] :
+					     a->rc_long.rcq[1];
+
+		EXPECT_EQ_MSG(vt_count(cq, 10), 0, "received with no peer");
+	}
+}
+
+/* A peer back: the long RC SEND passes, the datagram stays lost and
+ * the next one comes alone. */
+static void back_check(struct away *a)
+{
+	struct vt_opts o = vt_opts_default();
+	struct pmr_wc wc;
+
+	CHECK_EQ(vt_poll(a->rc_long.scq[0], 1, &wc, 3000), 1);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	vt_poll1(a->rc_long.rcq[1], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	EXPECT_EQ(wc.byte_len, 64u);
+	EXPECT(memcmp(a->buf[2], a->buf[5], 64) == 0);
+	EXPECT_EQ_MSG(vt_count(a->ud.rcq[1], 200), 0,
+		      "the dropped datagram arrived");
+	post_send(a, &a->ud, 0, 0xd4, o.qkey);
+	vt_poll1(a->ud.scq[0], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	vt_poll1(a->ud.rcq[1], &wc);
+	CHECK_WC(wc, PMR_WC_SUCCESS);
+	EXPECT_EQ(wc.byte_len, GRH + 64u);
+	EXPECT(memcmp(a->buf[0], a->buf[3] + GRH, 64) == 0);
+	EXPECT_EQ_MSG(vt_count(a->ud.rcq[1], 100), 0, "a datagram more");
+	vt_pair_destroy(&a->ud);
+	vt_pair_destroy(&a->rc_short);
+	vt_pair_destroy(&a->rc_long);
+	CHECK_EQ(pmr_dereg_mr(a->mr), 0);
+}
+
 int main(int argc, char **argv)
 {
+	static struct away a;
 	struct vt v;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: memif_restart DIR\n");
+	if (argc != 3 || (strcmp(argv[2], "client") != 0 &&
+			  strcmp(argv[2], "server") != 0)) {
+		fprintf(stderr, "usage: memif_restart DIR client|server\n");
 		return 2;
 	}
 	vt_open(&v);
+	if (strcmp(argv[2], "server") == 0) {
+		mark(argv[1], "listening");
+		vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000,
+			      "the first client");
+	}
 	vt_send_passes(&v);
 	mark(argv[1], "ready");
-	vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000, "the server gone");
+	vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000, "the peer gone");
+	away_post(&v, &a);
+	away_check(&v, &a);
 	mark(argv[1], "down");
-	vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000, "another server");
+	vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000, "another peer");
+	back_check(&a);
 	vt_send_passes(&v);
 	vt_close(&v);
 	return vt_exit();

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A memif client device whose server process is killed (SIGKILL, as a
-# crash) and another started in its place, its socket file removed first
-# (memif_restart.c): the device connects again.
-#   memif_restart.sh CLIENT_BINARY ECHO_BINARY BUILD_DIR
+# A memif device whose peer process is killed (SIGKILL, as a crash) and
+# another started in its place (memif_restart.c; the peer memif_echo).
+# ROLE client: the device is the memif client; its server goes, and the
+# new one starts with the socket file removed first: the device connects
+# again.  ROLE server: the device is the server; its client goes and
+# another connects to the same socket.
+#   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|server]
 set -uo pipefail
 prog=$1
 echo_bin=$2
 builddir=${3:-build}
+role=${4:-client}
+case $role in
+client) peer_role=server ;;
+server) peer_role=client ;;
+*) echo "memif_restart.sh: role client or server, not $role"; exit 2 ;;
+esac
 . "$(dirname "$0")/common.sh"
 
-memif_dirs pmrt-memif-restart
-eal_c="$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=client"
+memif_dirs "pmrt-memif-restart-$role"
+eal_c="$(eal_mem_args "$builddir" c) -l 0 --vdev $vdev,role=$role"
 spid=''
 # shellcheck disable=SC2317
 cleanup_more() { [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null; }
@@ -20,18 +29,18 @@ cleanup_more() { [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null; }
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-# serve N: a server in the background (its own pid in spid, so that
+# serve N: the peer in the background (its own pid in spid, so that
 # SIGKILL reaches it), up once it says so
 serve() {
 	# shellcheck disable=SC2046
 	"$echo_bin" $(eal_mem_args "$builddir" "s$1") -l 1 \
-		--vdev "$vdev,role=server" >"$logdir/server$1.log" 2>&1 &
+		--vdev "$vdev,role=$peer_role" >"$logdir/server$1.log" 2>&1 &
 	spid=$!
 	for _ in $(seq 1 100); do
 		grep -qs serving "$logdir/server$1.log" && return 0
 		sleep 0.1
 	done
-	echo "server $1 did not come up:"
+	echo "peer $1 did not come up:"
 	cat "$logdir/server$1.log"
 	return 1
 }
@@ -45,19 +54,23 @@ wait_for() {
 	return 1
 }
 
-serve 1 || exit 1
+# the server first: a memif client does not wait for one
+[ "$role" = client ] && { serve 1 || exit 1; }
 env PMR_EAL_ARGS="$eal_c" \
 	PMR_DEVICES="roce:port=0,ipv4=10.77.0.2,mac=02:00:00:00:77:02,neigh=10.77.0.2/02:00:00:00:77:02" \
-	timeout 60 "$prog" "$logdir" 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" "$role" 2>&1 | pair_filter &
 cpid=$!
+if [ "$role" = server ]; then
+	wait_for listening && serve 1
+fi
 if wait_for ready; then
 	kill -9 "$spid"
 	wait "$spid" 2>/dev/null
-	echo "server 1 killed"
+	echo "peer 1 killed"
 	if wait_for down; then
 		sleep 1.5
-		rm -f "$sock"
-		serve 2 && echo "server 2 up"
+		[ "$role" = client ] && rm -f "$sock"
+		serve 2 && echo "peer 2 up"
 	fi
 fi
 wait "$cpid"
@@ -65,5 +78,5 @@ rc=$?
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 spid=
-echo "memif_restart: client exit $rc"
+echo "memif_restart ($role): program exit $rc"
 [ "$rc" = 0 ]
