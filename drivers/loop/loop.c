@@ -35,12 +35,15 @@ struct loop_dev {
 	enum pmr_mtu mtu;
 };
 
-/* Requester state of a QP: waits and retries of the WQE at the SQ head. */
+/* A QP's own state: the requester's waits and retries of the WQE at the
+ * SQ head, and the responder's COMM_EST. */
 struct loop_qp {
 	uint32_t head;               /* SQ index the counters belong to */
 	bool head_valid;
 	uint8_t retry_left;
 	uint8_t rnr_left;
+	bool comm_est;               /* responder: COMM_EST raised since
+				      * RESET */
 	uint64_t deadline_ns;        /* 0: not waiting */
 };
 
@@ -290,6 +293,18 @@ static enum exec_result op_not_enabled(struct exec *x)
 	return EXEC_DONE;
 }
 
+/* A request of its peer reached RC or UC QP d: the first since d entered
+ * RTR raises COMM_EST (as the roce device does on the wire). */
+static void comm_est(struct pmr_qp_obj *d)
+{
+	struct loop_qp *dq = d->priv;
+
+	if (pmr_qp_state(d) == PMR_QPS_RTR && !dq->comm_est) {
+		dq->comm_est = true;
+		pmr_async_raise(d->ctx, PMR_EVENT_COMM_EST, &d->pub, 0);
+	}
+}
+
 static enum exec_result exec_rc_uc(struct exec *x)
 {
 	struct pmr_qp_obj *qp = x->qp, *d;
@@ -308,6 +323,7 @@ static enum exec_result exec_rc_uc(struct exec *x)
 	}
 	x->d = d;
 	x->byte_len = w->length;
+	comm_est(d);
 
 	switch (w->opcode) {
 	case PMR_WR_SEND:
@@ -618,9 +634,9 @@ static int loop_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 {
 	struct loop_qp *lq = qp->priv;
 
-	(void)a;
-	(void)mask;
 	lq->head_valid = false;      /* a new state restarts the counters */
+	if ((mask & PMR_QP_STATE) && a->qp_state == PMR_QPS_RESET)
+		lq->comm_est = false;
 	return 0;
 }
 

@@ -3,10 +3,11 @@
  * COMM_EST: the first packet of an RC or UC peer that reaches a QP in RTR
  * raises PMR_EVENT_COMM_EST on it, once; a QP in RTS raises none, a UD QP
  * none (IB o11-5.1.1), and a QP that goes through RESET and back to RTR
- * raises it again.  One process, a RoCE device on a net_ring vdev that
- * receives its own frames (ring.sh): QP a (RTS) sends to QP b.
+ * raises it again.  One process, the first device: a RoCE device on a
+ * net_ring vdev that receives its own frames (ring.sh), or the loopback
+ * device (no PMR_DEVICES).  QP a (RTS) sends to QP b.
  *
- *   comm_est           run by ring.sh
+ *   comm_est           run by ring.sh, or alone
  */
 #include <stdio.h>
 #include <string.h>
