@@ -6,16 +6,17 @@
 # new one starts with the socket file removed first: the device connects
 # again.  ROLE server: the device is the server; its client goes and
 # another connects to the same socket.
-#   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|server]
+# ROLE slave: client, under memif's deprecated name.
+#   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|slave|server]
 set -uo pipefail
 prog=$1
 echo_bin=$2
 builddir=${3:-build}
 role=${4:-client}
 case $role in
-client) peer_role=server ;;
-server) peer_role=client ;;
-*) echo "memif_restart.sh: role client or server, not $role"; exit 2 ;;
+client|slave) peer_role=server; prog_role=client ;;  # (slave: memif's old name)
+server) peer_role=client; prog_role=server ;;
+*) echo "memif_restart.sh: role client, slave or server, not $role"; exit 2 ;;
 esac
 . "$(dirname "$0")/common.sh"
 
@@ -55,12 +56,12 @@ wait_for() {
 }
 
 # the server first: a memif client does not wait for one
-[ "$role" = client ] && { serve 1 || exit 1; }
+[ "$prog_role" = client ] && { serve 1 || exit 1; }
 env PMR_EAL_ARGS="$eal_c" \
 	PMR_DEVICES="roce:port=0,ipv4=10.77.0.2,mac=02:00:00:00:77:02,neigh=10.77.0.2/02:00:00:00:77:02" \
-	timeout 60 "$prog" "$logdir" "$role" 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" "$prog_role" 2>&1 | pair_filter &
 cpid=$!
-if [ "$role" = server ]; then
+if [ "$prog_role" = server ]; then
 	wait_for listening && serve 1
 fi
 if wait_for ready; then
@@ -69,7 +70,7 @@ if wait_for ready; then
 	echo "peer 1 killed"
 	if wait_for down; then
 		sleep 1.5
-		[ "$role" = client ] && rm -f "$sock"
+		[ "$prog_role" = client ] && rm -f "$sock"
 		serve 2 && echo "peer 2 up"
 	fi
 fi
