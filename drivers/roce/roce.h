@@ -11,6 +11,7 @@
 #ifndef ROCE_H
 #define ROCE_H
 
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -71,9 +72,9 @@ struct roce_dev {
 	uint8_t ack_mode;                 /* ROCE_ACK_*: the ack= argument */
 	bool ack_with_reply;              /* an ACK owed leaves in post_send's
 					   * burst, behind what was posted */
-	bool port_down;                   /* stopped: a memif client's start
-					   * failed (memif_reconnect()); no
-					   * burst touches it */
+	bool port_down;                   /* no burst touches the port: its
+					   * link was down at the last look,
+					   * or it is stopped */
 	uint32_t ackreq_every;            /* ackreq=: unsignaled messages ask
 					   * for an ACK every this many packets */
 	uint32_t tx_batch;                /* tx_batch=: post_send's pass
@@ -96,6 +97,11 @@ struct roce_dev {
 	uint16_t ip_id;
 	bool port_started;
 	bool memif_client;                /* the port: a memif client */
+	bool port_stopped;                /* a memif client's start failed
+					   * (memif_reconnect()) */
+	int kernel_fd;                    /* af_packet: a socket to read
+					   * ifname's flags; -1: none */
+	char ifname[IFNAMSIZ];
 	struct pmr_ctx_obj *ctx;          /* the one context (first version) */
 	struct pmr_list active;           /* QPs with work: progress visits
 					   * these only (doorbells, packets) */

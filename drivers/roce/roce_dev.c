@@ -5,12 +5,14 @@
  * burst), the service-core mode and the counters.
  */
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -180,31 +182,66 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* The value of key= among the device arguments of the port whose
+ * information is *info, if its driver is `driver` (NULL otherwise); its
+ * length in *n. */
+static const char *port_arg(const struct rte_eth_dev_info *info,
+			    const char *driver, const char *key, size_t *n)
+{
+	const struct rte_devargs *da;
+	const char *v;
+	size_t k = strlen(key);
+
+	if (info->driver_name == NULL ||
+	    strcmp(info->driver_name, driver) != 0 || info->device == NULL)
+		return NULL;
+	da = rte_dev_devargs(info->device);
+	if (da == NULL || da->args == NULL)
+		return NULL;
+	for (v = da->args; (v = strstr(v, key)) != NULL; v += k)
+		if ((v == da->args || v[-1] == ',') && v[k] == '=')
+			break;
+	if (v == NULL)
+		return NULL;
+	v += k + 1;
+	*n = strcspn(v, ",");
+	return v;
+}
+
 /* Whether the port is a memif client: memif's role= argument says
  * "client" (or the older "slave"); a memif port is a server without one. */
 static bool is_memif_client(const struct rte_eth_dev_info *info)
 {
-	const struct rte_devargs *da;
-	const char *role;
-	size_t n;
+	size_t n = 0;
+	const char *role = port_arg(info, "net_memif", "role", &n);
 
-	if (info->driver_name == NULL ||
-	    strcmp(info->driver_name, "net_memif") != 0 ||
-	    info->device == NULL)
-		return false;
-	da = rte_dev_devargs(info->device);
-	if (da == NULL || da->args == NULL)
-		return false;
-	for (role = da->args; (role = strstr(role, "role=")) != NULL;
-	     role += 5)
-		if (role == da->args || role[-1] == ',')
-			break;
-	if (role == NULL)
-		return false;
-	role += 5;
-	n = strcspn(role, ",");
-	return (n == 6 && strncmp(role, "client", 6) == 0) ||
-	       (n == 5 && strncmp(role, "slave", 5) == 0);
+	return role != NULL &&
+	       ((n == 6 && strncmp(role, "client", 6) == 0) ||
+		(n == 5 && strncmp(role, "slave", 5) == 0));
+}
+
+/* An af_packet port reports its link up from its start on, whatever the
+ * kernel interface does: the device looks at that interface's flags
+ * itself (roce_link_up()), through a socket kept for it.  Without one
+ * (not af_packet, or no socket) the port's own report stands. */
+static void kernel_link_open(struct roce_dev *d)
+{
+	struct rte_eth_dev_info info;
+	const char *ifname;
+	size_t n = 0;
+
+	if (rte_eth_dev_info_get(d->port_id, &info) != 0)
+		return;
+	ifname = port_arg(&info, "net_af_packet", "iface", &n);
+	if (ifname == NULL || n == 0 || n >= sizeof(d->ifname))
+		return;
+	memcpy(d->ifname, ifname, n);
+	d->ifname[n] = '\0';
+	d->kernel_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (d->kernel_fd < 0)
+		ROCE_LOG(WARNING, "port %u: no socket to watch %s's link (%s): "
+			 "the port's report stands", d->port_id, d->ifname,
+			 strerror(errno));
 }
 
 /* Whether the port's link is up within ms milliseconds. */
@@ -338,6 +375,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return -ENOMEM;
+	d->kernel_fd = -1;
 	memset(&a, 0, sizeof(a));
 	a.d = d;
 	d->max_mtu = PMR_MTU_1024;
@@ -387,6 +425,7 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 		free(d);
 		return ret < 0 ? ret : -EIO;
 	}
+	kernel_link_open(d);
 	if (a.has_mac) {
 		memcpy(d->mac, a.mac, 6);
 	} else {
@@ -427,8 +466,10 @@ static void roce_remove(struct pmr_dev_obj *dev)
 {
 	struct roce_dev *d = dev->priv;
 
-	if (d->port_started && !d->port_down)
+	if (d->port_started && !d->port_stopped)
 		rte_eth_dev_stop(d->port_id);
+	if (d->kernel_fd >= 0)
+		close(d->kernel_fd);
 	roce_held_free(d);
 	rte_mempool_free(d->pool);
 	free(d);
@@ -710,13 +751,12 @@ static void memif_reconnect(struct roce_dev *d, uint64_t now)
 	d->reconnect_ms = d->reconnect_ms == 0 ? LINK_WAIT_MS :
 			  RTE_MIN(d->reconnect_ms * 2, (uint32_t)LINK_WAIT_MAX_MS);
 	d->reconnect_tsc = now + d->tsc_hz / 1000 * d->reconnect_ms;
-	if (!d->port_down)
+	if (!d->port_stopped)
 		(void)rte_eth_dev_stop(d->port_id);
 	ret = port_setup(d);
 	if (ret == 0)
 		ret = rte_eth_dev_start(d->port_id);
-	/* (a port left stopped takes no burst: DPDK would log each one) */
-	d->port_down = ret != 0;
+	d->port_stopped = ret != 0;
 	ROCE_LOG(DEBUG, "port %u: memif client started again: %s",
 		 d->port_id, ret == 0 ? "ok" : strerror(-ret));
 }
@@ -738,6 +778,10 @@ static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		d->reconnect_ms = 0;
 	else if (d->memif_client)
 		memif_reconnect(d, now);
+	/* no burst while the link is down (nor to a stopped port: DPDK
+	 * would log each one): frames wait, and are dropped after a second
+	 * as on a ring that takes none (tx_keep()), none sent late */
+	d->port_down = !up || d->port_stopped;
 	if (up == d->link_up)
 		return;
 	d->link_up = up;

@@ -5,6 +5,7 @@
  * transmit queue.
  */
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -387,10 +388,21 @@ void roce_rx_release(struct roce_dev *d)
 bool roce_link_up(const struct roce_dev *d)
 {
 	struct rte_eth_link link;
+	struct ifreq ifr;
 
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(d->port_id, &link);
-	return link.link_status == RTE_ETH_LINK_UP;
+	if (link.link_status != RTE_ETH_LINK_UP)
+		return false;
+	if (d->kernel_fd < 0)
+		return true;
+	/* af_packet: the kernel interface up and with a carrier (gone:
+	 * down too) */
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, d->ifname, sizeof(d->ifname));
+	return ioctl(d->kernel_fd, SIOCGIFFLAGS, &ifr) == 0 &&
+	       (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
+	       (IFF_UP | IFF_RUNNING);
 }
 
 void roce_tx_flush(struct roce_dev *d)

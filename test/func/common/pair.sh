@@ -86,6 +86,17 @@ pair_filter() {
 	fi
 }
 
+# wait_mark FILE PID: until FILE exists (a test program's mark), 30 s at
+# most; fails at once when process PID is gone.
+wait_mark() {
+	for _ in $(seq 1 300); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # memif_dirs STEM: logdir, a new directory /tmp/STEM.XXXXXX removed at
 # exit (with what the caller's cleanup_more does, if it defines one), the
 # memif socket sock (MEMIF_SOCK) and control socket ctl in it, and vdev,

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A memif device whose peer process is killed (SIGKILL, as a crash) and
-# another started in its place (memif_restart.c; the peer memif_echo).
+# another started in its place (peer_away.c; the peer port_echo).
 # ROLE client: the device is the memif client; its server goes, and the
 # new one starts with the socket file removed first: the device connects
-# again.  ROLE server: the device is the server; its client goes and
-# another connects to the same socket.
-# ROLE slave: client, under memif's deprecated name.
+# again (ROLE slave: the same, under memif's deprecated name).  ROLE
+# server: the device is the server; its client goes and another connects
+# to the same socket.
 #   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|slave|server]
 set -uo pipefail
 prog=$1
@@ -14,8 +14,8 @@ echo_bin=$2
 builddir=${3:-build}
 role=${4:-client}
 case $role in
-client|slave) peer_role=server; prog_role=client ;;  # (slave: memif's old name)
-server) peer_role=client; prog_role=server ;;
+client|slave) peer_role=server; listen='' ;;
+server) peer_role=client; listen=listen ;;
 *) echo "memif_restart.sh: role client, slave or server, not $role"; exit 2 ;;
 esac
 . "$(dirname "$0")/common.sh"
@@ -45,32 +45,23 @@ serve() {
 	cat "$logdir/server$1.log"
 	return 1
 }
-# wait_for FILE: until the client writes it (or exits)
-wait_for() {
-	for _ in $(seq 1 300); do
-		[ -e "$logdir/$1" ] && return 0
-		kill -0 "$cpid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # the server first: a memif client does not wait for one
-[ "$prog_role" = client ] && { serve 1 || exit 1; }
+[ -z "$listen" ] && { serve 1 || exit 1; }
 env PMR_EAL_ARGS="$eal_c" \
 	PMR_DEVICES="roce:port=0,ipv4=10.77.0.2,mac=02:00:00:00:77:02,neigh=10.77.0.2/02:00:00:00:77:02" \
-	timeout 60 "$prog" "$logdir" "$prog_role" 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" ${listen:+"$listen"} 2>&1 | pair_filter &
 cpid=$!
-if [ "$prog_role" = server ]; then
-	wait_for listening && serve 1
+if [ -n "$listen" ]; then
+	wait_mark "$logdir/listening" "$cpid" && serve 1
 fi
-if wait_for ready; then
+if wait_mark "$logdir/ready" "$cpid"; then
 	kill -9 "$spid"
 	wait "$spid" 2>/dev/null
 	echo "peer 1 killed"
-	if wait_for down; then
+	if wait_mark "$logdir/down" "$cpid"; then
 		sleep 1.5
-		[ "$prog_role" = client ] && rm -f "$sock"
+		[ -z "$listen" ] && rm -f "$sock"
 		serve 2 && echo "peer 2 up"
 	fi
 fi

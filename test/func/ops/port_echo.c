@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A memif server for memif_restart.sh: plain DPDK (no pmrdma), port 0
- * set up and started, every frame it receives sent back until SIGTERM,
- * then the port stopped and closed (its client told: memif's disconnect
- * message).  The EAL arguments are its command line.  It ends itself
+ * The peer of memif_restart.sh and veth_away.sh: plain DPDK (no pmrdma),
+ * port 0 (a memif server or client, an af_packet port) set up and
+ * started, every frame it receives sent back until SIGTERM, then the
+ * port stopped and closed (a memif peer told: memif's disconnect
+ * message).  Its mbufs take 9 KiB frames (af_packet's frames of 8 KiB
+ * must fit one).  The EAL arguments are its command line.  It ends itself
  * after 60 s (SIGALRM), so that a script that died cannot leave it
  * spinning.
  */
@@ -31,24 +33,24 @@ int main(int argc, char **argv)
 	struct rte_mempool *pool;
 
 	if (rte_eal_init(argc, argv) < 0) {
-		fprintf(stderr, "memif_echo: rte_eal_init: %s\n",
+		fprintf(stderr, "port_echo: rte_eal_init: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
 	}
 	signal(SIGTERM, on_term);
 	alarm(60);
 	pool = rte_pktmbuf_pool_create("echo", 2047, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       RTE_PKTMBUF_HEADROOM + 9216,
 				       (int)rte_socket_id());
 	memset(&conf, 0, sizeof(conf));
 	if (pool == NULL || rte_eth_dev_configure(0, 1, 1, &conf) != 0 ||
 	    rte_eth_rx_queue_setup(0, 0, 256, 0, NULL, pool) != 0 ||
 	    rte_eth_tx_queue_setup(0, 0, 256, 0, NULL) != 0 ||
 	    rte_eth_dev_start(0) != 0) {
-		fprintf(stderr, "memif_echo: port 0 set-up failed\n");
+		fprintf(stderr, "port_echo: port 0 set-up failed\n");
 		return 1;
 	}
-	printf("memif_echo: serving\n");
+	printf("port_echo: serving\n");
 	fflush(stdout);
 	while (!stop) {
 		struct rte_mbuf *m[32];

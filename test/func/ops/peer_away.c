@@ -1,31 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A memif device whose peer leaves and another comes: the program of
- * memif_restart.sh.  Its RoCE device (PMR_DEVICES) is its own neighbour,
- * so that two of its QPs exchange frames through the peer, memif_echo,
- * which sends back what it receives.  ROLE is the device's memif role.
+ * A RoCE device whose link goes away and comes back, its peer replaced:
+ * the program of memif_restart.sh (a memif peer process killed and
+ * another started) and veth_away.sh (af_packet, the other end of its veth
+ * pair taken down and up).  Its RoCE device (PMR_DEVICES) is its own
+ * neighbour, so that two of its QPs exchange frames through the peer,
+ * which sends back what it receives.
  *
- * - a server device writes DIR/listening, the script starts the first
- *   client, and the device raises one PORT_ACTIVE within 10 s;
- * - with the peer up, a SEND passes;
- * - the program writes DIR/ready and the script kills the peer: one
+ * - with "listen" (a memif server device) the program writes
+ *   DIR/listening, the script starts the first client, and the device
+ *   raises one PORT_ACTIVE within 10 s;
+ * - with the peer there, a SEND passes;
+ * - the program writes DIR/ready and the script takes the peer away: one
  *   PORT_ERR within 10 s;
  * - with no peer, three SENDs are posted: a UD one, which completes
  *   (a datagram is done once built) and whose frame the device drops
- *   once the port has taken nothing for a second (tx_drops); an RC one
- *   with a 67 ms ACK timeout and 7 retries, which ends in RETRY_EXC_ERR;
- *   and an RC one with a 1.07 s timeout and 7 retries, still waiting.
- *   Nothing is received;
- * - the program writes DIR/down, and the script starts another peer
- *   1.5 s later (meanwhile a client device's starts of its port fail:
+ *   once it has held it for a second (tx_drops); an RC one with a 67 ms
+ *   ACK timeout and 7 retries, which ends in RETRY_EXC_ERR; and an RC
+ *   one with a 1.07 s timeout and 7 retries, still waiting.  Nothing is
+ *   received;
+ * - the program writes DIR/down, and the script brings a peer back 1.5 s
+ *   later (meanwhile a memif client device's starts of its port fail:
  *   no server);
- * - one PORT_ACTIVE within 10 s: a client device connected to the new
- *   server (memif itself does not try again), or the new client to a
- *   server device.  The waiting RC SEND then
+ * - one PORT_ACTIVE within 10 s: a memif client device connected to the
+ *   new server (memif itself does not try again), a new client to a
+ *   server device, or the link up again.  The waiting RC SEND then
  *   completes (a retransmission), its bytes in place, and the dropped
  *   datagram never arrives: the next one does, alone.  A SEND passes.
  *
- *   memif_restart DIR client|server      run by memif_restart.sh
+ *   peer_away DIR [listen]
  */
 #include <stdio.h>
 #include <string.h>
@@ -161,13 +164,13 @@ int main(int argc, char **argv)
 	static struct away a;
 	struct vt v;
 
-	if (argc != 3 || (strcmp(argv[2], "client") != 0 &&
-			  strcmp(argv[2], "server") != 0)) {
-		fprintf(stderr, "usage: memif_restart DIR client|server\n");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "listen") != 0)) {
+		fprintf(stderr, "usage: peer_away DIR [listen]\n");
 		return 2;
 	}
 	vt_open(&v);
-	if (strcmp(argv[2], "server") == 0) {
+	if (argc == 3) {
 		mark(argv[1], "listening");
 		vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000,
 			      "the first client");

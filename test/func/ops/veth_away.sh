@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A RoCE device over af_packet on a veth pair whose other end, in another
+# namespace, sends every frame back (port_echo on af_packet), so that two
+# QPs of the device exchange frames.  The other end is taken down, so
+# that the device's interface loses its carrier, and up again 1.5 s after
+# the program says it is done with the link down (peer_away.c, as for
+# memif).
+#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR
+set -uo pipefail
+prog=$1
+echo_bin=$2
+builddir=${3:-build}
+. "$(dirname "$0")/common.sh"
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+	echo "SKIP: needs root and iproute2"
+	exit 77
+fi
+veth_names pmrt-away
+logdir=$(mktemp -d /tmp/pmrt-away.XXXXXX)
+epid=''
+cleanup() {
+	[ -n "$epid" ] && kill "$epid" 2>/dev/null && wait "$epid" 2>/dev/null
+	veth_del "$nsa" "$nsb"
+	rm -rf "$logdir"
+}
+trap cleanup EXIT
+# a signal (meson's timeout) ends the script through exit: the clean-up
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+veth_up "$nsa" "$nsb" pmrt-wa pmrt-wb || exit
+# shellcheck disable=SC2046
+ip netns exec "$nsb" "$echo_bin" $(eal_mem_args "$builddir" echo) -l 1 \
+	--vdev "net_af_packet0,iface=pmrt-wb,$AFP_ARGS" >"$logdir/echo.log" 2>&1 &
+epid=$!
+for _ in $(seq 1 100); do
+	grep -qs serving "$logdir/echo.log" && break
+	sleep 0.1
+done
+if ! grep -qs serving "$logdir/echo.log"; then
+	echo "port_echo did not come up:"
+	cat "$logdir/echo.log"
+	exit 1
+fi
+
+mac=02:00:00:00:76:02
+ip netns exec "$nsa" env \
+	PMR_EAL_ARGS="$(eal_mem_args "$builddir" away) -l 0 --vdev net_af_packet0,iface=pmrt-wa,$AFP_ARGS" \
+	PMR_DEVICES="roce:port=0,ipv4=10.76.0.2,mac=$mac,neigh=10.76.0.2/$mac" \
+	timeout 60 "$prog" "$logdir" 2>&1 | pair_filter &
+cpid=$!
+if wait_mark "$logdir/ready" "$cpid"; then
+	ip -n "$nsb" link set pmrt-wb down && echo "the other end down"
+	if wait_mark "$logdir/down" "$cpid"; then
+		sleep 1.5
+		ip -n "$nsb" link set pmrt-wb up && echo "the other end up"
+	fi
+fi
+wait "$cpid"
+rc=$?
+echo "veth_away: program exit $rc"
+[ "$rc" = 0 ]
