@@ -27,8 +27,10 @@
  *   server device, or the link up again.  The waiting RC SEND then
  *   completes (a retransmission), its bytes in place, and the dropped
  *   datagram never arrives: the next one does, alone.  A SEND passes.
+ * - with "gone" the program then writes DIR/last, the script deletes the
+ *   device's interface (af_packet), and one PORT_ERR comes within 10 s.
  *
- *   peer_away DIR [listen]
+ *   peer_away DIR [listen] [gone]
  */
 #include <stdio.h>
 #include <string.h>
@@ -162,15 +164,19 @@ static void back_check(struct away *a)
 int main(int argc, char **argv)
 {
 	static struct away a;
+	bool listen = false, gone = false;
 	struct vt v;
 
-	if (argc < 2 || argc > 3 ||
-	    (argc == 3 && strcmp(argv[2], "listen") != 0)) {
-		fprintf(stderr, "usage: peer_away DIR [listen]\n");
+	for (int i = 2; i < argc; i++) {
+		listen |= strcmp(argv[i], "listen") == 0;
+		gone |= strcmp(argv[i], "gone") == 0;
+	}
+	if (argc < 2 || argc - 2 != (int)listen + (int)gone) {
+		fprintf(stderr, "usage: peer_away DIR [listen] [gone]\n");
 		return 2;
 	}
 	vt_open(&v);
-	if (argc == 3) {
+	if (listen) {
 		mark(argv[1], "listening");
 		vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000,
 			      "the first client");
@@ -184,6 +190,11 @@ int main(int argc, char **argv)
 	vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000, "another peer");
 	back_check(&a);
 	vt_send_passes(&v);
+	if (gone) {
+		mark(argv[1], "last");
+		vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000,
+			      "the interface deleted");
+	}
 	vt_close(&v);
 	return vt_exit();
 }

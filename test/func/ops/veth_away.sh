@@ -5,7 +5,7 @@
 # QPs of the device exchange frames.  The other end is taken down, so
 # that the device's interface loses its carrier, and up again 1.5 s after
 # the program says it is done with the link down (peer_away.c, as for
-# memif).
+# memif); at the end the device's interface is deleted.
 #   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR
 set -uo pipefail
 prog=$1
@@ -49,13 +49,16 @@ mac=02:00:00:00:76:02
 ip netns exec "$nsa" env \
 	PMR_EAL_ARGS="$(eal_mem_args "$builddir" away) -l 0 --vdev net_af_packet0,iface=pmrt-wa,$AFP_ARGS" \
 	PMR_DEVICES="roce:port=0,ipv4=10.76.0.2,mac=$mac,neigh=10.76.0.2/$mac" \
-	timeout 60 "$prog" "$logdir" 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" gone 2>&1 | pair_filter &
 cpid=$!
 if wait_mark "$logdir/ready" "$cpid"; then
 	ip -n "$nsb" link set pmrt-wb down && echo "the other end down"
 	if wait_mark "$logdir/down" "$cpid"; then
 		sleep 1.5
 		ip -n "$nsb" link set pmrt-wb up && echo "the other end up"
+	fi
+	if wait_mark "$logdir/last" "$cpid"; then
+		ip -n "$nsa" link del pmrt-wa && echo "the interface deleted"
 	fi
 fi
 wait "$cpid"
