@@ -533,6 +533,26 @@ run write_bw -n 500 -u 0
 expect '"mode":"rdma".*"qp_timeout":0[,}]' "write_bw -u 0: not the QPs' timeout"
 run read_lat -n 500
 expect '"mode":"rdma".*"qp_timeout":14[,}]' "read_lat: not the default timeout"
+# a server's -u: its own QPs' timeout, not the client's (the server prints
+# no result: pmr-perf-fault's trace_qp prints each QP's on stderr); with
+# none, 14.  server_timeouts_are WANT WHAT: WANT as "COUNTxTIMEOUT ...".
+server_timeouts_are() {
+	local got
+	got=$(grep -o 'pmr-perf-fault: QP [0-9]* timeout [0-9]*' \
+		"$DIR/server.log" | awk '{print $NF}' | sort | uniq -c |
+		awk '{printf "%s%sx%s", (NR > 1 ? " " : ""), $1, $2}')
+	if [ "$got" = "$1" ]; then
+		echo "ok: $2"
+	else
+		echo "FAIL: $2: the server's QPs' timeouts '$got', not '$1'"
+		fail=1
+	fi
+}
+FAULT_S=trace_qp SARGS="-u 20" run send_lat -n 500 -q 2 -u 12
+expect '"mode":"rdma".*"qp_timeout":12[,}]' "send_lat -u 12 (server -u 20): not the client's timeout"
+server_timeouts_are 2x20 "a server's own -u 20 (the client's 12)"
+FAULT_S=trace_qp run write_lat -n 500
+server_timeouts_are 1x14 "a server without -u: 14"
 reject "bad -u 32" send_lat -u 32
 reject "bad -u -1" send_lat -u -1
 reject "-u is for RC" send_lat -c UC -u 3

@@ -18,11 +18,16 @@
  *                  (a server with --progress service waiting for the
  *                  client's next line): -1, errno EINVAL; the later ones
  *                  go through, the wait for the peer's close among them
+ *   trace_qp       nothing fails: each QP that pmr_modify_qp takes to RTS
+ *                  prints its local ACK timeout, as pmr_query_qp gives it
+ *                  back, on stderr ("pmr-perf-fault: QP N timeout T"), so
+ *                  that a server's, which prints no result, can be seen
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -46,6 +51,11 @@ int __real_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 			int mask, struct pmr_qp_init_attr *init);
 int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 			int mask, struct pmr_qp_init_attr *init);
+
+int __real_pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			 int mask);
+int __wrap_pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			 int mask);
 
 static int chan_fd = -1;
 
@@ -96,6 +106,21 @@ int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 	if (armed("query_qp"))
 		return EIO;
 	return __real_pmr_query_qp(qp, attr, mask, init);
+}
+
+int __wrap_pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
+			 int mask)
+{
+	int ret = __real_pmr_modify_qp(qp, attr, mask);
+	struct pmr_qp_init_attr init;
+	struct pmr_qp_attr a;
+
+	if (ret == 0 && armed("trace_qp") && (mask & PMR_QP_STATE) &&
+	    attr->qp_state == PMR_QPS_RTS &&
+	    __real_pmr_query_qp(qp, &a, PMR_QP_TIMEOUT, &init) == 0)
+		fprintf(stderr, "pmr-perf-fault: QP %u timeout %u\n",
+			qp->qp_num, a.timeout);
+	return ret;
 }
 
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
