@@ -86,6 +86,30 @@ pair_filter() {
 	fi
 }
 
+# veth_dirs STEM IF_A IF_B: as root (else the test is skipped: exit 77),
+# namespaces nsa and nsb (veth_names STEM) joined by veth_up's pair
+# IF_A / IF_B, and logdir, a new directory /tmp/STEM.XXXXXX with the
+# control socket path ctl in it; all removed at exit (after what the
+# caller's cleanup_more does, if it defines one).  Exits on a failure.
+veth_dirs() {
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+		echo "SKIP: needs root and iproute2"
+		exit 77
+	fi
+	veth_names "$1"
+	logdir=$(mktemp -d "/tmp/$1.XXXXXX")
+	# shellcheck disable=SC2034   # read by the scripts that call this
+	ctl=$logdir/ctl.sock
+	# shellcheck disable=SC2317
+	veth_dirs_rm() {
+		if declare -F cleanup_more >/dev/null; then cleanup_more; fi
+		veth_del "$nsa" "$nsb"
+		rm -rf "$logdir"
+	}
+	trap veth_dirs_rm EXIT
+	veth_up "$nsa" "$nsb" "$2" "$3" || exit
+}
+
 # wait_mark FILE PID: until FILE exists (a test program's mark), 30 s at
 # most; fails at once when process PID is gone.
 wait_mark() {

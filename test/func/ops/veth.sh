@@ -9,20 +9,7 @@ prog=$1
 builddir=${2:-build}
 . "$(dirname "$0")/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-	echo "SKIP: needs root and iproute2"
-	exit 77
-fi
-veth_names pmrt
-logdir=$(mktemp -d /tmp/pmrt-veth.XXXXXX)
-ctl="$logdir/ctl.sock"
-cleanup() {
-	veth_del "$nsa" "$nsb"
-	rm -rf "$logdir"
-}
-trap cleanup EXIT
-
-veth_up "$nsa" "$nsb" pmrt-va pmrt-vb || exit
+veth_dirs pmrt-veth pmrt-va pmrt-vb
 
 run_pair "ip netns exec $nsa" "ip netns exec $nsb" \
 	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-va,$AFP_ARGS" \

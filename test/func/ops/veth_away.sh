@@ -13,24 +13,15 @@ echo_bin=$2
 builddir=${3:-build}
 . "$(dirname "$0")/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-	echo "SKIP: needs root and iproute2"
-	exit 77
-fi
-veth_names pmrt-away
-logdir=$(mktemp -d /tmp/pmrt-away.XXXXXX)
 epid=''
-cleanup() {
+# shellcheck disable=SC2317
+cleanup_more() {
 	[ -n "$epid" ] && kill "$epid" 2>/dev/null && wait "$epid" 2>/dev/null
-	veth_del "$nsa" "$nsb"
-	rm -rf "$logdir"
 }
-trap cleanup EXIT
+veth_dirs pmrt-away pmrt-wa pmrt-wb
 # a signal (meson's timeout) ends the script through exit: the clean-up
 trap 'exit 143' TERM
 trap 'exit 130' INT
-
-veth_up "$nsa" "$nsb" pmrt-wa pmrt-wb || exit
 # shellcheck disable=SC2046
 ip netns exec "$nsb" "$echo_bin" $(eal_mem_args "$builddir" echo) -l 1 \
 	--vdev "net_af_packet0,iface=pmrt-wb,$AFP_ARGS" >"$logdir/echo.log" 2>&1 &

@@ -9,21 +9,9 @@ prog=$1
 builddir=${2:-build}
 . "$(dirname "$0")/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-	echo "SKIP: needs root and iproute2"
-	exit 77
-fi
-veth_names pmrt-udc
-logdir=$(mktemp -d /tmp/pmrt-udc-veth.XXXXXX)
-ctl="$logdir/ctl.sock"
-cleanup() {
-	veth_del "$nsa" "$nsb"
-	rm -rf "$logdir"
-	rm -rf /var/run/dpdk/pmrt-udc-*-$$
-}
-trap cleanup EXIT
-
-veth_up "$nsa" "$nsb" pmrt-ua pmrt-ub || exit
+# shellcheck disable=SC2317
+cleanup_more() { rm -rf /var/run/dpdk/pmrt-udc-*-$$; }
+veth_dirs pmrt-udc pmrt-ua pmrt-ub
 
 run_all "ip netns exec $nsa" "ip netns exec $nsb" \
 	"$(eal_mem_args "$builddir" s) -l 1 --vdev net_af_packet0,iface=pmrt-ua,$AFP_ARGS" \
