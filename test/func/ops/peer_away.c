@@ -30,10 +30,21 @@
  * - with "gone" the program then writes DIR/last, the script deletes the
  *   device's interface (af_packet), and one PORT_ERR comes within 10 s.
  *
- *   peer_away DIR [listen] [gone]
+ * With "nosock" (af_packet) libpmrdma's socket() calls fail (EMFILE: this
+ * program's socket() is the one they reach), so that the device has no
+ * socket to read its interface's flags with: it is made all the same
+ * (with a warning, which the script looks for), a SEND passes, and with
+ * the link down (DIR/ready, the other end down) the port's own report
+ * stands: no event in 1.5 s, pmr_query_port ACTIVE.  After DIR/down the
+ * script brings the other end up and writes DIR/up; a SEND passes.
+ *
+ *   peer_away DIR [listen] [gone] [nosock]
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <pmr_verbs.h>
 
@@ -41,6 +52,36 @@
 #include "port_counts.h"     /* after vt.h */
 
 #define GRH 40
+
+static bool nosock;
+
+/* socket() as libpmrdma reaches it: with "nosock", its own calls fail. */
+int socket(int domain, int type, int protocol)
+{
+	static int (*real)(int, int, int);
+	Dl_info info;
+
+	if (nosock && dladdr(__builtin_return_address(0), &info) != 0 &&
+	    info.dli_fname != NULL && strstr(info.dli_fname, "libpmrdma")) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "socket");
+	return real != NULL ? real(domain, type, protocol) : -1;
+}
+
+/* Run the engine until DIR/name exists (10 s at most). */
+static void wait_mark(struct vt *v, const char *dir, const char *name)
+{
+	char path[512];
+	uint64_t t0 = vt_now_ms();
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (access(path, F_OK) != 0 && vt_now_ms() - t0 < 10000)
+		CHECK(pmr_progress(v->ctx, 32) >= 0);
+	CHECK(access(path, F_OK) == 0);
+}
 
 static void mark(const char *dir, const char *name)
 {
@@ -161,6 +202,26 @@ static void back_check(struct away *a)
 	CHECK_EQ(pmr_dereg_mr(a->mr), 0);
 }
 
+/* "nosock": no socket for the interface's flags, the port's report
+ * stands (the link up throughout). */
+static int no_socket(struct vt *v, const char *dir)
+{
+	struct pmr_async_event ev;
+	struct pmr_port_attr pa;
+
+	vt_send_passes(v);
+	mark(dir, "ready");
+	EXPECT_EQ_MSG(vt_events_after(v, 1500, &ev), 0,
+		      "events with the link down, no socket");
+	CHECK_EQ(pmr_query_port(v->ctx, 1, &pa), 0);
+	EXPECT_EQ_MSG(pa.state, PMR_PORT_ACTIVE, "the port with no socket");
+	mark(dir, "down");
+	wait_mark(v, dir, "up");
+	vt_send_passes(v);
+	vt_close(v);
+	return vt_exit();
+}
+
 int main(int argc, char **argv)
 {
 	static struct away a;
@@ -170,12 +231,17 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		listen |= strcmp(argv[i], "listen") == 0;
 		gone |= strcmp(argv[i], "gone") == 0;
+		nosock |= strcmp(argv[i], "nosock") == 0;
 	}
-	if (argc < 2 || argc - 2 != (int)listen + (int)gone) {
-		fprintf(stderr, "usage: peer_away DIR [listen] [gone]\n");
+	if (argc < 2 ||
+	    argc - 2 != (int)listen + (int)gone + (int)nosock) {
+		fprintf(stderr, "usage: peer_away DIR [listen] [gone] "
+			"[nosock]\n");
 		return 2;
 	}
 	vt_open(&v);
+	if (nosock)
+		return no_socket(&v, argv[1]);
 	if (listen) {
 		mark(argv[1], "listening");
 		vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000,

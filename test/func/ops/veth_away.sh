@@ -5,12 +5,16 @@
 # QPs of the device exchange frames.  The other end is taken down, so
 # that the device's interface loses its carrier, and up again 1.5 s after
 # the program says it is done with the link down (peer_away.c, as for
-# memif); at the end the device's interface is deleted.
-#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR
+# memif); at the end the device's interface is deleted.  MODE nosock:
+# the device has no socket to read its interface's flags with (the
+# program fails libpmrdma's socket() calls): it warns, and works with the
+# port's own report of its link.
+#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR [nosock]
 set -uo pipefail
 prog=$1
 echo_bin=$2
 builddir=${3:-build}
+mode=${4:-}
 . "$(dirname "$0")/common.sh"
 
 epid=''
@@ -40,19 +44,25 @@ mac=02:00:00:00:76:02
 ip netns exec "$nsa" env \
 	PMR_EAL_ARGS="$(eal_mem_args "$builddir" away) -l 0 --vdev net_af_packet0,iface=pmrt-wa,$AFP_ARGS" \
 	PMR_DEVICES="roce:port=0,ipv4=10.76.0.2,mac=$mac,neigh=10.76.0.2/$mac" \
-	timeout 60 "$prog" "$logdir" gone 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" "${mode:-gone}" 2>&1 | pair_filter |
+	tee "$logdir/prog.log" &
 cpid=$!
 if wait_mark "$logdir/ready" "$cpid"; then
 	ip -n "$nsb" link set pmrt-wb down && echo "the other end down"
 	if wait_mark "$logdir/down" "$cpid"; then
 		sleep 1.5
-		ip -n "$nsb" link set pmrt-wb up && echo "the other end up"
+		ip -n "$nsb" link set pmrt-wb up && echo "the other end up" &&
+			touch "$logdir/up"
 	fi
-	if wait_mark "$logdir/last" "$cpid"; then
+	if [ -z "$mode" ] && wait_mark "$logdir/last" "$cpid"; then
 		ip -n "$nsa" link del pmrt-wa && echo "the interface deleted"
 	fi
 fi
 wait "$cpid"
 rc=$?
-echo "veth_away: program exit $rc"
+echo "veth_away${mode:+ ($mode)}: program exit $rc"
+if [ "$mode" = nosock ] && ! grep -q "no socket to watch pmrt-wa" "$logdir/prog.log"; then
+	echo "veth_away (nosock): no warning of the missing socket"
+	rc=1
+fi
 [ "$rc" = 0 ]
