@@ -110,6 +110,16 @@ veth_dirs() {
 	veth_up "$nsa" "$nsb" "$2" "$3" || exit
 }
 
+# bg_run RC LOG CMD...: CMD in the background, its output (stderr too)
+# through pair_filter to stdout and to file LOG, its exit status written
+# to file RC: `wait $!` gives a pipeline's last process's status, not
+# CMD's, once bash has reaped the job (in a wait_mark loop, say).
+bg_run() {
+	local rc=$1 log=$2
+	shift 2
+	{ "$@" 2>&1; echo $? >"$rc"; } | pair_filter | tee "$log" &
+}
+
 # wait_mark FILE PID: until FILE exists (a test program's mark), 30 s at
 # most; fails at once when process PID is gone.
 wait_mark() {

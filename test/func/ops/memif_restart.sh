@@ -7,12 +7,14 @@
 # again (ROLE slave: the same, under memif's deprecated name).  ROLE
 # server: the device is the server; its client goes and another connects
 # to the same socket.
-#   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|slave|server]
+# ARGS: more arguments of the program (setupfail).
+#   memif_restart.sh PROGRAM ECHO_BINARY BUILD_DIR [client|slave|server [ARGS]]
 set -uo pipefail
 prog=$1
 echo_bin=$2
 builddir=${3:-build}
 role=${4:-client}
+shift $(($# < 4 ? $# : 4))
 case $role in
 client|slave) peer_role=server; listen='' ;;
 server) peer_role=client; listen=listen ;;
@@ -48,9 +50,9 @@ serve() {
 
 # the server first: a memif client does not wait for one
 [ -z "$listen" ] && { serve 1 || exit 1; }
-env PMR_EAL_ARGS="$eal_c" \
+bg_run "$logdir/rc" "$logdir/prog.log" env PMR_EAL_ARGS="$eal_c" \
 	PMR_DEVICES="roce:port=0,ipv4=10.77.0.2,mac=02:00:00:00:77:02,neigh=10.77.0.2/02:00:00:00:77:02" \
-	timeout 60 "$prog" "$logdir" ${listen:+"$listen"} 2>&1 | pair_filter &
+	timeout 60 "$prog" "$logdir" ${listen:+"$listen"} "$@"
 cpid=$!
 if [ -n "$listen" ]; then
 	wait_mark "$logdir/listening" "$cpid" && serve 1
@@ -66,7 +68,7 @@ if wait_mark "$logdir/ready" "$cpid"; then
 	fi
 fi
 wait "$cpid"
-rc=$?
+rc=$(cat "$logdir/rc" 2>/dev/null) || rc=none
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 spid=

@@ -11,8 +11,9 @@
  *   DIR/listening, the script starts the first client, and the device
  *   raises one PORT_ACTIVE within 10 s;
  * - with the peer there, a SEND passes;
- * - the program writes DIR/ready and the script takes the peer away: one
- *   PORT_ERR within 10 s;
+ * - the program writes DIR/ready and the script takes the peer away; the
+ *   program waits for the link to go down without running the engine
+ *   (link_gone_quietly()), then one PORT_ERR comes within 10 s;
  * - with no peer, three SENDs are posted: a UD one, which completes
  *   (a datagram is done once built) and whose frame the device drops
  *   once it has held it for a second (tx_drops); an RC one with a 67 ms
@@ -38,15 +39,23 @@
  * stands: no event in 1.5 s, pmr_query_port ACTIVE.  After DIR/down the
  * script brings the other end up and writes DIR/up; a SEND passes.
  *
- *   peer_away DIR [listen] [gone] [nosock]
+ * With "setupfail" (a memif client) the first three receive queue set-ups
+ * of the device's port after DIR/ready fail (EIO: this program's
+ * rte_eth_rx_queue_setup() is the one libpmrdma reaches): the device's
+ * restarts of its port fail in their set-up, and later ones go on, until
+ * the new server takes one.
+ *
+ *   peer_away DIR [listen] [gone] [nosock] [setupfail]
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <pmr_verbs.h>
+#include <rte_ethdev.h>
 
 #include "vt.h"
 #include "port_counts.h"     /* after vt.h */
@@ -69,6 +78,51 @@ int socket(int domain, int type, int protocol)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "socket");
 	return real != NULL ? real(domain, type, protocol) : -1;
+}
+
+static int setup_fails;         /* rx queue set-ups still to fail */
+static int setup_failed;        /* and failed so far */
+
+/* rte_eth_rx_queue_setup() as libpmrdma reaches it: with "setupfail",
+ * armed, it fails. */
+int rte_eth_rx_queue_setup(uint16_t port, uint16_t queue, uint16_t n,
+			   unsigned int socket_id,
+			   const struct rte_eth_rxconf *conf,
+			   struct rte_mempool *pool)
+{
+	static int (*real)(uint16_t, uint16_t, uint16_t, unsigned int,
+			   const struct rte_eth_rxconf *,
+			   struct rte_mempool *);
+
+	if (setup_fails > 0) {
+		setup_fails--;
+		setup_failed++;
+		return -EIO;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "rte_eth_rx_queue_setup");
+	return real != NULL ? real(port, queue, n, socket_id, conf, pool) :
+			      -ENOSYS;
+}
+
+/* The peer going away: wait for the port's link to go down, seen
+ * without a burst (no engine run; pmr_query_port reads the link), and
+ * 200 ms more for memif to unmap the peer's rings: DPDK 22.11's memif can
+ * crash a process that bursts meanwhile (roce.rst, *Not supported
+ * yet*). */
+static void link_gone_quietly(struct vt *v)
+{
+	struct pmr_port_attr pa;
+	uint64_t t0 = vt_now_ms();
+
+	do {
+		CHECK_EQ(pmr_query_port(v->ctx, 1, &pa), 0);
+		if (pa.state != PMR_PORT_ACTIVE)
+			break;
+		usleep(1000);
+	} while (vt_now_ms() - t0 < 10000);
+	EXPECT_MSG(pa.state != PMR_PORT_ACTIVE, "the link still up");
+	usleep(200000);
 }
 
 /* Run the engine until DIR/name exists (10 s at most). */
@@ -225,18 +279,19 @@ static int no_socket(struct vt *v, const char *dir)
 int main(int argc, char **argv)
 {
 	static struct away a;
-	bool listen = false, gone = false;
+	bool listen = false, gone = false, setupfail = false;
 	struct vt v;
 
 	for (int i = 2; i < argc; i++) {
 		listen |= strcmp(argv[i], "listen") == 0;
 		gone |= strcmp(argv[i], "gone") == 0;
 		nosock |= strcmp(argv[i], "nosock") == 0;
+		setupfail |= strcmp(argv[i], "setupfail") == 0;
 	}
-	if (argc < 2 ||
-	    argc - 2 != (int)listen + (int)gone + (int)nosock) {
+	if (argc < 2 || argc - 2 != (int)listen + (int)gone + (int)nosock +
+				    (int)setupfail) {
 		fprintf(stderr, "usage: peer_away DIR [listen] [gone] "
-			"[nosock]\n");
+			"[nosock] [setupfail]\n");
 		return 2;
 	}
 	vt_open(&v);
@@ -248,7 +303,10 @@ int main(int argc, char **argv)
 			      "the first client");
 	}
 	vt_send_passes(&v);
+	if (setupfail)
+		setup_fails = 3;
 	mark(argv[1], "ready");
+	link_gone_quietly(&v);
 	vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000, "the peer gone");
 	away_post(&v, &a);
 	away_check(&v, &a);
@@ -256,6 +314,8 @@ int main(int argc, char **argv)
 	vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000, "another peer");
 	back_check(&a);
 	vt_send_passes(&v);
+	if (setupfail)
+		EXPECT_EQ_MSG(setup_failed, 3, "restarts failed in their set-up");
 	if (gone) {
 		mark(argv[1], "last");
 		vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000,

@@ -41,11 +41,10 @@ if ! grep -qs serving "$logdir/echo.log"; then
 fi
 
 mac=02:00:00:00:76:02
-ip netns exec "$nsa" env \
+bg_run "$logdir/rc" "$logdir/prog.log" ip netns exec "$nsa" env \
 	PMR_EAL_ARGS="$(eal_mem_args "$builddir" away) -l 0 --vdev net_af_packet0,iface=pmrt-wa,$AFP_ARGS" \
 	PMR_DEVICES="roce:port=0,ipv4=10.76.0.2,mac=$mac,neigh=10.76.0.2/$mac" \
-	timeout 60 "$prog" "$logdir" "${mode:-gone}" 2>&1 | pair_filter |
-	tee "$logdir/prog.log" &
+	timeout 60 "$prog" "$logdir" "${mode:-gone}"
 cpid=$!
 if wait_mark "$logdir/ready" "$cpid"; then
 	ip -n "$nsb" link set pmrt-wb down && echo "the other end down"
@@ -59,7 +58,7 @@ if wait_mark "$logdir/ready" "$cpid"; then
 	fi
 fi
 wait "$cpid"
-rc=$?
+rc=$(cat "$logdir/rc" 2>/dev/null) || rc=none
 echo "veth_away${mode:+ ($mode)}: program exit $rc"
 if [ "$mode" = nosock ] && ! grep -q "no socket to watch pmrt-wa" "$logdir/prog.log"; then
 	echo "veth_away (nosock): no warning of the missing socket"
