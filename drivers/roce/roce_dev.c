@@ -5,12 +5,12 @@
  * burst), the service-core mode and the counters.
  */
 #include <arpa/inet.h>
-#include <sys/socket.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1070,8 +1070,10 @@ static int roce_ctx_open(struct pmr_ctx_obj *ctx)
 	if (d->ctx != NULL)
 		return -EBUSY;      /* first version: one context per device */
 	d->ctx = ctx;
-	/* port events tell changes from the link's state now */
+	/* port events tell changes from the link's state now; no burst
+	 * while it is down (link_watch()) */
 	d->link_up = roce_link_up(d);
+	d->port_down = !d->link_up || d->port_stopped;
 	d->link_checked = rte_rdtsc();
 	ctx->mode = d->default_mode;
 	if (ctx->mode == PMR_PROGRESS_SERVICE) {
