@@ -45,7 +45,13 @@
  * restarts of its port fail in their set-up, and later ones go on, until
  * the new server takes one.
  *
- *   peer_away DIR [listen] [gone] [nosock] [setupfail]
+ * With "downfirst" (af_packet) the link is down before the device is
+ * made: the SENDs are posted at once, before any engine run,
+ * pmr_query_port says DOWN, no event comes, and the SENDs fare as those
+ * posted with the peer away (DIR/down, the other end brought up, one
+ * PORT_ACTIVE, the datagram never arrives).
+ *
+ *   peer_away DIR [listen] [gone] [nosock] [setupfail] [downfirst]
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -279,7 +285,7 @@ static int no_socket(struct vt *v, const char *dir)
 int main(int argc, char **argv)
 {
 	static struct away a;
-	bool listen = false, gone = false, setupfail = false;
+	bool listen = false, gone = false, setupfail = false, downfirst = false;
 	struct vt v;
 
 	for (int i = 2; i < argc; i++) {
@@ -287,11 +293,12 @@ int main(int argc, char **argv)
 		gone |= strcmp(argv[i], "gone") == 0;
 		nosock |= strcmp(argv[i], "nosock") == 0;
 		setupfail |= strcmp(argv[i], "setupfail") == 0;
+		downfirst |= strcmp(argv[i], "downfirst") == 0;
 	}
 	if (argc < 2 || argc - 2 != (int)listen + (int)gone + (int)nosock +
-				    (int)setupfail) {
+				    (int)setupfail + (int)downfirst) {
 		fprintf(stderr, "usage: peer_away DIR [listen] [gone] "
-			"[nosock] [setupfail]\n");
+			"[nosock] [setupfail] [downfirst]\n");
 		return 2;
 	}
 	vt_open(&v);
@@ -302,13 +309,24 @@ int main(int argc, char **argv)
 		vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000,
 			      "the first client");
 	}
-	vt_send_passes(&v);
-	if (setupfail)
-		setup_fails = 3;
-	mark(argv[1], "ready");
-	link_gone_quietly(&v);
-	vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000, "the peer gone");
-	away_post(&v, &a);
+	if (downfirst) {
+		struct pmr_async_event ev;
+		struct pmr_port_attr pa;
+
+		away_post(&v, &a);      /* before any engine run */
+		CHECK_EQ(pmr_query_port(v.ctx, 1, &pa), 0);
+		EXPECT_EQ_MSG(pa.state, PMR_PORT_DOWN, "made with no link");
+		EXPECT_EQ_MSG(vt_events_after(&v, 100, &ev), 0,
+			      "events with no link from the start");
+	} else {
+		vt_send_passes(&v);
+		if (setupfail)
+			setup_fails = 3;
+		mark(argv[1], "ready");
+		link_gone_quietly(&v);
+		vt_port_event(&v, PMR_EVENT_PORT_ERR, 10000, "the peer gone");
+		away_post(&v, &a);
+	}
 	away_check(&v, &a);
 	mark(argv[1], "down");
 	vt_port_event(&v, PMR_EVENT_PORT_ACTIVE, 10000, "another peer");

@@ -8,8 +8,9 @@
 # memif); at the end the device's interface is deleted.  MODE nosock:
 # the device has no socket to read its interface's flags with (the
 # program fails libpmrdma's socket() calls): it warns, and works with the
-# port's own report of its link.
-#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR [nosock]
+# port's own report of its link.  MODE downfirst: the other end is down
+# before the device is made, and brought up once the program says so.
+#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR [nosock|downfirst]
 set -uo pipefail
 prog=$1
 echo_bin=$2
@@ -41,13 +42,23 @@ if ! grep -qs serving "$logdir/echo.log"; then
 fi
 
 mac=02:00:00:00:76:02
+if [ "$mode" = downfirst ]; then
+	ip -n "$nsb" link set pmrt-wb down && echo "the other end down first"
+	# the kernel's operational state (IFF_RUNNING, what the device reads)
+	# follows the carrier up to a second late after other link changes
+	for _ in $(seq 1 50); do
+		ip -n "$nsa" link show pmrt-wa | grep -q 'state DOWN' && break
+		sleep 0.1
+	done
+fi
 bg_run "$logdir/rc" "$logdir/prog.log" ip netns exec "$nsa" env \
 	PMR_EAL_ARGS="$(eal_mem_args "$builddir" away) -l 0 --vdev net_af_packet0,iface=pmrt-wa,$AFP_ARGS" \
 	PMR_DEVICES="roce:port=0,ipv4=10.76.0.2,mac=$mac,neigh=10.76.0.2/$mac" \
 	timeout 60 "$prog" "$logdir" "${mode:-gone}"
 cpid=$!
-if wait_mark "$logdir/ready" "$cpid"; then
-	ip -n "$nsb" link set pmrt-wb down && echo "the other end down"
+if [ "$mode" = downfirst ] || wait_mark "$logdir/ready" "$cpid"; then
+	[ "$mode" = downfirst ] ||
+		{ ip -n "$nsb" link set pmrt-wb down && echo "the other end down"; }
 	if wait_mark "$logdir/down" "$cpid"; then
 		sleep 1.5
 		ip -n "$nsb" link set pmrt-wb up && echo "the other end up" &&
