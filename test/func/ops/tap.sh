@@ -4,8 +4,8 @@
 # tap interface in a network namespace of the test's own, where a bridge
 # takes each one in as soon as it appears.  The RoCE devices use MACs of
 # their own (a bridge keeps frames to a port interface's own MAC for the
-# host).  DPDK 22.11's tap takes frames of 1522 bytes at most, so the
-# devices keep mtu=1024 and the two cases that need a path MTU of 4096
+# host).  DPDK 22.11's tap keeps an MTU of 1500 (frames of a 2048-byte
+# path MTU were lost), so the devices keep mtu=1024 and the two cases that need a path MTU of 4096
 # (sizes, peer_kill) are left out.
 #   tap.sh RC_OPS_BINARY BUILD_DIR
 set -uo pipefail
