@@ -373,7 +373,8 @@ static inline bool roce_tx_room(struct roce_dev *d)
 
 void roce_rx(struct roce_dev *d, struct pmr_ctx_obj *ctx, struct rte_mbuf *m);
 void roce_tx_flush(struct roce_dev *d);
-/* Whether the port's ethdev link is up now. */
+/* Whether the port's link is up now: its ethdev link, and on af_packet
+ * its kernel interface up and running (kernel_fd). */
 bool roce_link_up(const struct roce_dev *d);
 void roce_held_free(struct roce_dev *d);
 void roce_rx_release(struct roce_dev *d);

@@ -16,6 +16,7 @@
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_service.h>
 #include <rte_service_component.h>
@@ -183,41 +184,43 @@ static uint64_t mono_ms(void)
 }
 
 /* The value of key= among the device arguments of the port whose
- * information is *info, if its driver is `driver` (NULL otherwise); its
- * length in *n. */
-static const char *port_arg(const struct rte_eth_dev_info *info,
-			    const char *driver, const char *key, size_t *n)
+ * information is *info, if its driver is `driver`, copied into val (n
+ * bytes): false if there is none, or it does not fit.  DPDK's own parser
+ * reads them, as the PMD did. */
+static bool port_arg(const struct rte_eth_dev_info *info, const char *driver,
+		     const char *key, char *val, size_t n)
 {
 	const struct rte_devargs *da;
+	struct rte_kvargs *kv;
 	const char *v;
-	size_t k = strlen(key);
+	bool ok = false;
 
 	if (info->driver_name == NULL ||
 	    strcmp(info->driver_name, driver) != 0 || info->device == NULL)
-		return NULL;
+		return false;
 	da = rte_dev_devargs(info->device);
 	if (da == NULL || da->args == NULL)
-		return NULL;
-	for (v = da->args; (v = strstr(v, key)) != NULL; v += k)
-		if ((v == da->args || v[-1] == ',') && v[k] == '=')
-			break;
-	if (v == NULL)
-		return NULL;
-	v += k + 1;
-	*n = strcspn(v, ",");
-	return v;
+		return false;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return false;
+	v = rte_kvargs_get(kv, key);
+	if (v != NULL && strlen(v) < n) {
+		memcpy(val, v, strlen(v) + 1);
+		ok = true;
+	}
+	rte_kvargs_free(kv);
+	return ok;
 }
 
 /* Whether the port is a memif client: memif's role= argument says
  * "client" (or the older "slave"); a memif port is a server without one. */
 static bool is_memif_client(const struct rte_eth_dev_info *info)
 {
-	size_t n = 0;
-	const char *role = port_arg(info, "net_memif", "role", &n);
+	char role[8];
 
-	return role != NULL &&
-	       ((n == 6 && strncmp(role, "client", 6) == 0) ||
-		(n == 5 && strncmp(role, "slave", 5) == 0));
+	return port_arg(info, "net_memif", "role", role, sizeof(role)) &&
+	       (strcmp(role, "client") == 0 || strcmp(role, "slave") == 0);
 }
 
 /* An af_packet port reports its link up from its start on, whatever the
@@ -227,16 +230,11 @@ static bool is_memif_client(const struct rte_eth_dev_info *info)
 static void kernel_link_open(struct roce_dev *d)
 {
 	struct rte_eth_dev_info info;
-	const char *ifname;
-	size_t n = 0;
 
-	if (rte_eth_dev_info_get(d->port_id, &info) != 0)
+	if (rte_eth_dev_info_get(d->port_id, &info) != 0 ||
+	    !port_arg(&info, "net_af_packet", "iface", d->ifname,
+		      sizeof(d->ifname)) || d->ifname[0] == '\0')
 		return;
-	ifname = port_arg(&info, "net_af_packet", "iface", &n);
-	if (ifname == NULL || n == 0 || n >= sizeof(d->ifname))
-		return;
-	memcpy(d->ifname, ifname, n);
-	d->ifname[n] = '\0';
 	d->kernel_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (d->kernel_fd < 0)
 		ROCE_LOG(WARNING, "port %u: no socket to watch %s's link (%s): "
