@@ -966,13 +966,20 @@ static int lcore_make(uint32_t lc)
  * device relies on.)  Called with the lock held. */
 static void lcore_give_back(uint32_t lc)
 {
+	int ret;
+
 	if (!svc_lcores.made[lc] || rte_service_lcore_count_services(lc) != 0)
 		return;
 	/* (with no service mapped, neither refuses; were one to, the wait
 	 * would never end) */
 	(void)rte_service_lcore_stop(lc);
-	if (rte_service_lcore_del(lc) != 0)
+	ret = rte_service_lcore_del(lc);
+	if (ret != 0) {
+		/* still marked made: the next device to leave it tries again */
+		ROCE_LOG(WARNING, "lcore %u stays a service lcore, stopped: %s",
+			 lc, strerror(-ret));
 		return;
+	}
 	(void)rte_eal_wait_lcore(lc);
 	svc_lcores.made[lc] = false;
 }

@@ -16,6 +16,12 @@
  * - the service lcore failing to start (rte_service_lcore_start, defined
  *   by this program and armed to fail once): its error, lcore 1 an EAL
  *   lcore again, no service left;
+ * - rte_service_lcore_add (also the program's) leaving lcore 1 an EAL
+ *   lcore: EINVAL at once, no mapping, start or removal of it tried, nothing
+ *   changed;
+ * - rte_service_lcore_del (the program's) refusing as the last device
+ *   leaves: lcore 1 stays a service lcore, stopped; the next device
+ *   served there runs, and gives it back when it leaves;
  * - both devices in service mode share lcore 1 (made a service lcore by
  *   pmrdma, also after its last function returned a value that is not
  *   0); a SEND passes on each; closing one leaves the other served;
@@ -50,24 +56,71 @@ enum {
 	FILLERS = 256,          /* more than DPDK has room for (64) */
 };
 
-/* ---- rte_service_lcore_start, failing when armed ----------------------- */
+/* ---- DPDK's service lcore calls, failing when armed -------------------- */
 
-static int start_fails;         /* calls left to fail */
-static int start_err;
+enum { F_START, F_ADD, F_DEL, F_KINDS };
+static const char *const f_names[F_KINDS] = {
+	"rte_service_lcore_start", "rte_service_lcore_add",
+	"rte_service_lcore_del",
+};
+static int f_fails[F_KINDS];    /* calls left to fail */
+static int f_err[F_KINDS];      /* the error they fail with */
+static unsigned int f_calls[F_KINDS];
+
+/* The call passed on to DPDK's function, or failed (doing nothing) while
+ * armed. */
+static int32_t f_call(int kind, uint32_t lcore)
+{
+	static int32_t (*fn[F_KINDS])(uint32_t);
+
+	if (fn[kind] == NULL)
+		fn[kind] = (int32_t (*)(uint32_t))dlsym(RTLD_NEXT,
+							f_names[kind]);
+	CHECK(fn[kind] != NULL);
+	f_calls[kind]++;
+	if (f_fails[kind] > 0) {
+		f_fails[kind]--;
+		return -f_err[kind];
+	}
+	return fn[kind](lcore);
+}
+
+static void f_arm(int kind, int err)
+{
+	f_fails[kind] = 1;
+	f_err[kind] = err;
+}
 
 int32_t rte_service_lcore_start(uint32_t lcore)
 {
-	static int32_t (*fn)(uint32_t);
+	return f_call(F_START, lcore);
+}
+
+int32_t rte_service_lcore_add(uint32_t lcore)
+{
+	return f_call(F_ADD, lcore);
+}
+
+int32_t rte_service_lcore_del(uint32_t lcore)
+{
+	return f_call(F_DEL, lcore);
+}
+
+/* (only counted) */
+static unsigned int maps_to_lc;
+
+int32_t rte_service_map_lcore_set(uint32_t id, uint32_t lcore,
+				  uint32_t enable)
+{
+	static int32_t (*fn)(uint32_t, uint32_t, uint32_t);
 
 	if (fn == NULL)
-		fn = (int32_t (*)(uint32_t))dlsym(RTLD_NEXT,
-						  "rte_service_lcore_start");
+		fn = (int32_t (*)(uint32_t, uint32_t, uint32_t))
+		     dlsym(RTLD_NEXT, "rte_service_map_lcore_set");
 	CHECK(fn != NULL);
-	if (start_fails > 0) {
-		start_fails--;
-		return -start_err;
-	}
-	return fn(lcore);
+	if (lcore == LC && enable)
+		maps_to_lc++;
+	return fn(id, lcore, enable);
 }
 
 /* ---- the application's functions on lcore 1 --------------------------- */
@@ -145,6 +198,17 @@ static bool advances(const volatile uint64_t *count)
 	return true;
 }
 
+/* Whether lcore 1's function (the service loop) returns within 2 s. */
+static bool stops(void)
+{
+	uint64_t t0 = vt_now_ms();
+
+	while (rte_eal_get_lcore_state(LC) == RUNNING)
+		if (vt_now_ms() - t0 > 2000)
+			return false;
+	return true;
+}
+
 /* ---- the cases -------------------------------------------------------- */
 
 static void busy_lcore(struct vt *v, struct pmr_device *dev1)
@@ -212,12 +276,56 @@ static void no_service_room(struct vt *v)
 
 static void start_failing(struct vt *v)
 {
-	start_fails = 1;
-	start_err = EIO;
+	f_arm(F_START, EIO);
 	EXPECT_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_SERVICE), EIO);
-	EXPECT_EQ(start_fails, 0);
+	EXPECT_EQ(f_fails[F_START], 0);
 	untouched("after the lcore's start failed");
 	lcore_free("after the lcore's start failed");
+}
+
+/* rte_service_lcore_add() leaving lcore 1 an EAL lcore: EINVAL at once
+ * (no start tried), nothing changed. */
+static void add_failing(struct vt *v)
+{
+	unsigned int starts = f_calls[F_START], dels = f_calls[F_DEL];
+	unsigned int maps = maps_to_lc;
+
+	f_arm(F_ADD, EINVAL);
+	EXPECT_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_SERVICE), EINVAL);
+	EXPECT_EQ(f_fails[F_ADD], 0);
+	EXPECT_EQ_MSG(maps_to_lc - maps, 0u,
+		      "a service mapped to lcore 1, not a service lcore");
+	EXPECT_EQ_MSG(f_calls[F_START] - starts, 0u,
+		      "lcore 1 started, not being a service lcore");
+	EXPECT_EQ_MSG(f_calls[F_DEL] - dels, 0u,
+		      "lcore 1 removed, not being a service lcore");
+	untouched("after lcore 1 was not made a service lcore");
+	lcore_free("after lcore 1 was not made a service lcore");
+	vt_send_passes(v);
+}
+
+/* rte_service_lcore_del() refusing once as the last device leaves: lcore
+ * 1 stays a service lcore, stopped; the next device served there runs,
+ * and gives it back when it leaves. */
+static void del_failing(struct vt *v)
+{
+	CHECK_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_SERVICE), 0);
+	vt_send_passes(v);
+	f_arm(F_DEL, EBUSY);
+	EXPECT_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_INLINE), 0);
+	EXPECT_EQ(f_fails[F_DEL], 0);
+	EXPECT(!service_exists(0));
+	EXPECT_EQ_MSG(rte_eal_lcore_role(LC), ROLE_SERVICE,
+		      "lcore 1's role after its removal failed");
+	EXPECT_MSG(stops(), "lcore 1's service loop still running after "
+		   "its removal failed");
+	vt_send_passes(v);      /* inline progress, as before */
+
+	CHECK_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_SERVICE), 0);
+	vt_send_passes(v);      /* the service runs there again */
+	CHECK_EQ(pmr_set_progress_mode(v->ctx, PMR_PROGRESS_INLINE), 0);
+	untouched("once the next device left");
+	lcore_free("once the next device left");
 }
 
 static void shared_lcore(struct vt *v, struct pmr_device *dev1)
@@ -300,6 +408,8 @@ int main(void)
 	busy_lcore(&v, dev1);
 	no_service_room(&v);
 	start_failing(&v);
+	add_failing(&v);
+	del_failing(&v);
 	shared_lcore(&v, dev1);
 	application_lcore(&v);
 
