@@ -97,6 +97,9 @@ struct roce_dev {
 	uint16_t ip_id;
 	bool port_started;
 	bool memif_client;                /* the port: a memif client */
+	bool afpacket;                    /* the port: af_packet's, its
+					   * interface ifname ("" if its
+					   * iface= was not read) */
 	bool port_stopped;                /* a memif client's start failed
 					   * (memif_reconnect()) */
 	int kernel_fd;                    /* af_packet: a socket to read

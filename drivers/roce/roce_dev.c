@@ -202,8 +202,11 @@ static bool port_arg(const struct rte_eth_dev_info *info, const char *driver,
 	if (da == NULL || da->args == NULL)
 		return false;
 	kv = rte_kvargs_parse(da->args, NULL);
-	if (kv == NULL)
+	if (kv == NULL) {
+		ROCE_LOG(WARNING, "%s: its arguments \"%s\" not parsed: no %s",
+			 rte_dev_name(info->device), da->args, key);
 		return false;
+	}
 	v = rte_kvargs_get(kv, key);
 	if (v != NULL && strlen(v) < n) {
 		memcpy(val, v, strlen(v) + 1);
@@ -226,15 +229,17 @@ static bool is_memif_client(const struct rte_eth_dev_info *info)
 /* An af_packet port reports its link up from its start on, whatever the
  * kernel interface does: the device looks at that interface's flags
  * itself (roce_link_up()), through a socket kept for it.  Without one
- * (not af_packet, or no socket) the port's own report stands. */
+ * (not af_packet, its interface's name not read, or no socket) the
+ * port's own report stands. */
 static void kernel_link_open(struct roce_dev *d)
 {
-	struct rte_eth_dev_info info;
-
-	if (rte_eth_dev_info_get(d->port_id, &info) != 0 ||
-	    !port_arg(&info, "net_af_packet", "iface", d->ifname,
-		      sizeof(d->ifname)) || d->ifname[0] == '\0')
+	if (!d->afpacket)
 		return;
+	if (d->ifname[0] == '\0') {
+		ROCE_LOG(WARNING, "port %u: af_packet's iface= not read: "
+			 "the port's report of its link stands", d->port_id);
+		return;
+	}
 	d->kernel_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (d->kernel_fd < 0)
 		ROCE_LOG(WARNING, "port %u: no socket to watch %s's link (%s): "
@@ -282,6 +287,11 @@ static int port_setup(struct roce_dev *d)
 	cheap_burst = info.driver_name != NULL &&
 		      strcmp(info.driver_name, "net_memif") == 0;
 	d->memif_client = is_memif_client(&info);
+	d->afpacket = info.driver_name != NULL &&
+		      strcmp(info.driver_name, "net_af_packet") == 0;
+	if (d->afpacket && !port_arg(&info, "net_af_packet", "iface",
+				     d->ifname, sizeof(d->ifname)))
+		d->ifname[0] = '\0';
 	d->ack_with_reply = d->ack_mode == ROCE_ACK_WITH_REPLY ||
 			    (d->ack_mode == ROCE_ACK_AUTO && !cheap_burst);
 	d->tx_flush = d->tx_flush_arg >= 0 ? (uint32_t)d->tx_flush_arg :

@@ -51,7 +51,13 @@
  * posted with the peer away (DIR/down, the other end brought up, one
  * PORT_ACTIVE, the datagram never arrives).
  *
- *   peer_away DIR [listen] [gone] [nosock] [setupfail] [downfirst]
+ * With "noargs" (af_packet) libpmrdma's rte_kvargs_parse() calls fail, so
+ * that the device does not learn its interface's name from the port's
+ * arguments: it warns (twice: the arguments, the interface), and all
+ * goes on as with "nosock".
+ *
+ *   peer_away DIR [listen] [gone] [nosock] [noargs] [setupfail]
+ *             [downfirst]
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -62,28 +68,50 @@
 
 #include <pmr_verbs.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 
 #include "vt.h"
 #include "port_counts.h"     /* after vt.h */
 
 #define GRH 40
 
-static bool nosock;
+static bool nosock, noargs;
+
+/* Whether the call at ret came from libpmrdma. */
+static bool from_libpmrdma(void *ret)
+{
+	Dl_info info;
+
+	return dladdr(ret, &info) != 0 && info.dli_fname != NULL &&
+	       strstr(info.dli_fname, "libpmrdma") != NULL;
+}
 
 /* socket() as libpmrdma reaches it: with "nosock", its own calls fail. */
 int socket(int domain, int type, int protocol)
 {
 	static int (*real)(int, int, int);
-	Dl_info info;
 
-	if (nosock && dladdr(__builtin_return_address(0), &info) != 0 &&
-	    info.dli_fname != NULL && strstr(info.dli_fname, "libpmrdma")) {
+	if (nosock && from_libpmrdma(__builtin_return_address(0))) {
 		errno = EMFILE;
 		return -1;
 	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "socket");
 	return real != NULL ? real(domain, type, protocol) : -1;
+}
+
+/* rte_kvargs_parse() as libpmrdma reaches it: with "noargs", its own
+ * calls fail (as they would on arguments DPDK's parser refuses). */
+struct rte_kvargs *rte_kvargs_parse(const char *args,
+				    const char *const valid_keys[])
+{
+	static struct rte_kvargs *(*real)(const char *, const char *const[]);
+
+	if (noargs && from_libpmrdma(__builtin_return_address(0)))
+		return NULL;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "rte_kvargs_parse");
+	return real != NULL ? real(args, valid_keys) : NULL;
 }
 
 static int setup_fails;         /* rx queue set-ups still to fail */
@@ -262,8 +290,8 @@ static void back_check(struct away *a)
 	CHECK_EQ(pmr_dereg_mr(a->mr), 0);
 }
 
-/* "nosock": no socket for the interface's flags, the port's report
- * stands (the link up throughout). */
+/* "nosock", "noargs": no socket for the interface's flags, the port's
+ * report stands (the link up throughout). */
 static int no_socket(struct vt *v, const char *dir)
 {
 	struct pmr_async_event ev;
@@ -292,17 +320,19 @@ int main(int argc, char **argv)
 		listen |= strcmp(argv[i], "listen") == 0;
 		gone |= strcmp(argv[i], "gone") == 0;
 		nosock |= strcmp(argv[i], "nosock") == 0;
+		noargs |= strcmp(argv[i], "noargs") == 0;
 		setupfail |= strcmp(argv[i], "setupfail") == 0;
 		downfirst |= strcmp(argv[i], "downfirst") == 0;
 	}
 	if (argc < 2 || argc - 2 != (int)listen + (int)gone + (int)nosock +
-				    (int)setupfail + (int)downfirst) {
+				    (int)noargs + (int)setupfail +
+				    (int)downfirst) {
 		fprintf(stderr, "usage: peer_away DIR [listen] [gone] "
-			"[nosock] [setupfail] [downfirst]\n");
+			"[nosock] [noargs] [setupfail] [downfirst]\n");
 		return 2;
 	}
 	vt_open(&v);
-	if (nosock)
+	if (nosock || noargs)
 		return no_socket(&v, argv[1]);
 	if (listen) {
 		mark(argv[1], "listening");

@@ -8,9 +8,11 @@
 # memif); at the end the device's interface is deleted.  MODE nosock:
 # the device has no socket to read its interface's flags with (the
 # program fails libpmrdma's socket() calls): it warns, and works with the
-# port's own report of its link.  MODE downfirst: the other end is down
+# port's own report of its link.  MODE noargs: the same, the device not
+# reading its interface's name (the program fails libpmrdma's
+# rte_kvargs_parse() calls).  MODE downfirst: the other end is down
 # before the device is made, and brought up once the program says so.
-#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR [nosock|downfirst]
+#   veth_away.sh PROGRAM ECHO_BINARY BUILD_DIR [nosock|noargs|downfirst]
 set -uo pipefail
 prog=$1
 echo_bin=$2
@@ -73,6 +75,12 @@ rc=$(cat "$logdir/rc" 2>/dev/null) || rc=none
 echo "veth_away${mode:+ ($mode)}: program exit $rc"
 if [ "$mode" = nosock ] && ! grep -q "no socket to watch pmrt-wa" "$logdir/prog.log"; then
 	echo "veth_away (nosock): no warning of the missing socket"
+	rc=1
+fi
+if [ "$mode" = noargs ] &&
+   ! { grep -q 'arguments "iface=pmrt-wa.*" not parsed: no iface' "$logdir/prog.log" &&
+       grep -q "af_packet's iface= not read" "$logdir/prog.log"; }; then
+	echo "veth_away (noargs): no warning of the arguments not read"
 	rc=1
 fi
 [ "$rc" = 0 ]
