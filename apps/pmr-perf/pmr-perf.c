@@ -92,6 +92,10 @@ struct opts {
 	int outs;                /* -o: READs and atomics in flight (the
 				  * QPs' max_rd_atomic; 0: the default) */
 	int post_list;           /* WRs per pmr_post_send call (bw tests) */
+	bool cas;                /* -A CMP_AND_SWAP (else FETCH_AND_ADD) */
+	bool srq;                /* --use-srq: send tests receive through
+				  * one SRQ of -r WRs, all QPs' */
+	bool nopeak;             /* -N: no BW peak (0, as perftest's) */
 	int raw_burst;           /* frames per raw transmit burst */
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
@@ -624,15 +628,34 @@ static const char *mode_name(bool raw)
 	return raw ? "raw" : "rdma";
 }
 
+/* -A, as perftest names it */
+static const char *atomic_name(void)
+{
+	return o.cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD";
+}
+
+/* After the test's name in an RDMA table's title: its atomic, or its
+ * receives through an SRQ. */
+static const char *test_variant(void)
+{
+	static char b[32];
+
+	if (o.op == OP_ATOMIC)
+		snprintf(b, sizeof(b), " %s", atomic_name());
+	else
+		snprintf(b, sizeof(b), "%s", o.srq ? " through an SRQ" : "");
+	return b;
+}
+
 static void lat_header(bool raw)
 {
 	if (o.json || o.output)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
-	printf(" %s %s%s\n", !raw ? "pmrdma" : o.op == OP_READ ?
+	printf(" %s %s%s%s\n", !raw ? "pmrdma" : o.op == OP_READ ?
 	       "raw ethdev ping-pong (same port; a request of at most 16 bytes, the data back):" :
 	       "raw ethdev ping-pong (same port, same payload per frame):",
-	       raw ? "" : o.test, raw ? "" :
+	       raw ? "" : o.test, raw ? "" : test_variant(), raw ? "" :
 	       (o.op == OP_SEND || o.op == OP_WRITE ? " (half round trip)" : " (full round trip)"));
 	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 }
@@ -645,6 +668,7 @@ static const char *progress_name(void)
 }
 
 static int qp_outs(void);
+static uint64_t atomic_result(void);
 static struct pmr_qp_attr qp_query(int mask);
 
 /* A GID as an IPv6 address (an IPv4-mapped one as ::ffff:a.b.c.d). */
@@ -654,8 +678,11 @@ static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
 }
 
 /* JSON, an RDMA result: the QPs' source GID (-x) and traffic class
- * (-T), in a read or atomic test -o as the QPs have it, and with RC the
- * local ACK timeout of -u as they have it */
+ * (-T), in a read or atomic test -o as the QPs have it, in an atomic
+ * test its type (-A) and the value its last one on QP 0 gave back
+ * (FETCH_AND_ADD: the adds before it on that QP; CMP_AND_SWAP: 1), in a
+ * send test whether it receives through an SRQ
+ * (--use-srq), and with RC the local ACK timeout of -u as they have it */
 static void json_qp_fields(void)
 {
 	char g[INET6_ADDRSTRLEN];
@@ -664,6 +691,11 @@ static void json_qp_fields(void)
 	       o.gid_index, gid_str(&sgid, g, sizeof(g)), o.tclass);
 	if (o.op == OP_READ || o.op == OP_ATOMIC)
 		printf(",\"outs\":%d", qp_outs());
+	if (o.op == OP_ATOMIC)  /* and what QP 0's last one gave back */
+		printf(",\"atomic_type\":\"%s\",\"atomic_result\":%lu",
+		       atomic_name(), atomic_result());
+	if (o.op == OP_SEND)
+		printf(",\"srq\":%s", o.srq ? "true" : "false");
 	if (o.qpt == PMR_QPT_RC)
 		printf(",\"qp_timeout\":%d", qp_query(PMR_QP_TIMEOUT).timeout);
 }
@@ -741,8 +773,8 @@ static void bw_header(bool raw)
 	if (o.json || o.output)
 		return;
 	printf("---------------------------------------------------------------------------------------\n");
-	printf(" %s %s%s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
-	       raw ? "" : o.test,
+	printf(" %s %s%s%s\n", raw ? "raw ethdev streaming (receiver side, same port):" : "pmrdma",
+	       raw ? "" : o.test, raw ? "" : test_variant(),
 	       o.bidir ? " (bidirectional: the two ways summed)" : "");
 	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u, u);
 }
@@ -758,6 +790,8 @@ static double bw_unit(double mbs)
  * --output its BW average or message rate alone. */
 static void bw_print(const struct bw_res *r, bool raw)
 {
+	double peak = o.nopeak ? 0 : r->peak;   /* -N: 0, as perftest's */
+
 	if (o.output == OUT_BW) {
 		printf("%.6f\n", bw_unit(r->avg));
 	} else if (o.output == OUT_MR) {
@@ -773,7 +807,7 @@ static void bw_print(const struct bw_res *r, bool raw)
 		       "\"iterations\":%lu,\"bw_peak\":%.2f,\"bw_avg\":%.2f,"
 		       "\"unit\":\"%s\",\"msg_rate_mpps\":%.6f", o.test,
 		       mode_name(raw), o.nqp, r->bytes, r->iters,
-		       bw_unit(r->peak), bw_unit(r->avg),
+		       bw_unit(peak), bw_unit(r->avg),
 		       o.gbits ? "Gb/sec" : "MB/sec", r->mpps);
 		printf(",\"page_faults\":%lu,\"bidirectional\":%s", r->faults,
 		       o.bidir ? "true" : "false");
@@ -801,7 +835,7 @@ static void bw_print(const struct bw_res *r, bool raw)
 		printf("}\n");
 	} else {
 		printf(" %-10lu %-10lu     %-10.2f         %-10.2f       %-10.6f\n",
-		       r->bytes, r->iters, bw_unit(r->peak), bw_unit(r->avg),
+		       r->bytes, r->iters, bw_unit(peak), bw_unit(r->avg),
 		       r->mpps);
 	}
 	fflush(stdout);
@@ -1651,6 +1685,9 @@ struct rqp {
 static struct pmr_pd *pd;
 static struct pmr_mr *mr;
 static struct pmr_cq *scq, *rcq;
+static struct pmr_srq *srq;      /* --use-srq */
+static uint32_t *qpn_sorted;     /* --use-srq: the QPs' numbers, sorted, */
+static int *qpn_idx;             /* and the index of each one's QP */
 
 /*
  * -e: the completion channel of both CQs, and whether each is armed
@@ -1834,6 +1871,49 @@ static uint64_t max_size(void)
 	return o.qpt == PMR_QPT_UD ? (uint64_t)o.mtu : MAX_SIZE;
 }
 
+static int cmp_qpn(const void *a, const void *b)
+{
+	uint32_t x = qps[*(const int *)a].qp->qp_num;
+	uint32_t y = qps[*(const int *)b].qp->qp_num;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --use-srq: a receive's completion names its QP by number only (the
+ * SRQ's WRs are no QP's): the numbers sorted, each with its QP's index */
+static void qpn_map_make(void)
+{
+	qpn_idx = zalloc((size_t)o.nqp, sizeof(*qpn_idx), "the QP map");
+	qpn_sorted = zalloc((size_t)o.nqp, sizeof(*qpn_sorted), "the QP map");
+	for (int i = 0; i < o.nqp; i++)
+		qpn_idx[i] = i;
+	qsort(qpn_idx, (size_t)o.nqp, sizeof(*qpn_idx), cmp_qpn);
+	for (int i = 0; i < o.nqp; i++)
+		qpn_sorted[i] = qps[qpn_idx[i]].qp->qp_num;
+}
+
+/* The index of the QP a receive completion belongs to: its wr_id, or
+ * with --use-srq the QP of its number. */
+static int rx_qp(const struct pmr_wc *wc)
+{
+	int lo = 0, hi = o.nqp - 1;
+
+	if (srq == NULL)
+		return (int)wc->wr_id;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (qpn_sorted[mid] < wc->qp_num)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (qpn_sorted[lo] != wc->qp_num)
+		die("a receive completion of QP 0x%x, none of the test's",
+		    wc->qp_num);
+	return qpn_idx[lo];
+}
+
 static void qps_create(void)
 {
 	struct pmr_qp_init_attr ia;
@@ -1854,10 +1934,21 @@ static void qps_create(void)
 		die("pmr_create_comp_channel: %s", strerror(errno));
 	ncqe = o.nqp * o.tx_depth;
 	scq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, chan, 0);
-	ncqe = o.nqp * o.rx_depth;
+	ncqe = o.srq ? o.rx_depth : o.nqp * o.rx_depth;
 	rcq = pmr_create_cq(ctx, ncqe < 16 ? 16 : ncqe, NULL, chan, 0);
 	if (scq == NULL || rcq == NULL)
 		die("pmr_create_cq: %s", strerror(errno));
+	if (o.srq) {
+		struct pmr_srq_init_attr sa = {
+			.attr = { .max_wr = (uint32_t)o.rx_depth,
+				  .max_sge = 1 },
+		};
+
+		srq = pmr_create_srq(pd, &sa);
+		if (srq == NULL)
+			die("pmr_create_srq (%d WRs): %s", o.rx_depth,
+			    strerror(errno));
+	}
 	qps = zalloc((size_t)o.nqp, sizeof(*qps), "the QPs");
 	for (int i = 0; i < o.nqp; i++) {
 		struct rqp *q = &qps[i];
@@ -1865,9 +1956,11 @@ static void qps_create(void)
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = scq;
 		ia.recv_cq = rcq;
+		ia.srq = srq;
 		ia.qp_type = (enum pmr_qp_type)o.qpt;
 		ia.cap.max_send_wr = (uint32_t)o.tx_depth;
-		ia.cap.max_recv_wr = o.op == OP_SEND ? (uint32_t)o.rx_depth : 1;
+		ia.cap.max_recv_wr = srq != NULL ? 0 :
+				     o.op == OP_SEND ? (uint32_t)o.rx_depth : 1;
 		ia.cap.max_send_sge = 1;
 		ia.cap.max_recv_sge = 1;
 		ia.cap.max_inline_data = (uint32_t)o.inl;
@@ -1879,6 +1972,8 @@ static void qps_create(void)
 		q->rbuf = q->lbuf + slot / 2;
 		q->psn = (uint32_t)(lrand48() & 0xffffff);
 	}
+	if (srq != NULL)
+		qpn_map_make();
 }
 
 /* The memory the QPs hold, as the library reports it (pmr_query_qp_mem;
@@ -2130,16 +2225,24 @@ static struct pmr_qp_attr qp_query(int mask)
 	return a;
 }
 
+/* The value QP 0's last atomic gave back (the buffer it went to). */
+static uint64_t atomic_result(void)
+{
+	return *(volatile uint64_t *)qps[0].rbuf;
+}
+
 /* -o as the first QP has it: its max_rd_atomic */
 static int qp_outs(void)
 {
 	return qp_query(PMR_QP_MAX_QP_RD_ATOMIC).max_rd_atomic;
 }
 
-/* Receives cover the whole target half-slot (any size, UD GRH too). */
+/* Receives cover the whole target half-slot (any size, UD GRH too);
+ * with --use-srq they go to the SRQ, all into the first QP's. */
 static void post_recv(struct rqp *q, int idx, int n)
 {
-	struct pmr_sge sge = { .addr = (uintptr_t)q->rbuf,
+	struct pmr_sge sge = { .addr = (uintptr_t)(srq != NULL ? qps[0].rbuf :
+						   q->rbuf),
 			       .length = (uint32_t)(slot / 2),
 			       .lkey = mr->lkey };
 	struct pmr_recv_wr wr[64], *bad;
@@ -2152,9 +2255,11 @@ static void post_recv(struct rqp *q, int idx, int n)
 			wr[i] = (struct pmr_recv_wr){ .wr_id = (uint64_t)idx,
 				.sg_list = &sge, .num_sge = 1,
 				.next = i + 1 < k ? &wr[i + 1] : NULL };
-		ret = pmr_post_recv(q->qp, wr, &bad);
+		ret = srq != NULL ? pmr_post_srq_recv(srq, wr, &bad) :
+				    pmr_post_recv(q->qp, wr, &bad);
 		if (ret)
-			die("pmr_post_recv: %s", strerror(ret));
+			die("%s: %s", srq != NULL ? "pmr_post_srq_recv" :
+			    "pmr_post_recv", strerror(ret));
 		n -= k;
 	}
 }
@@ -2191,10 +2296,18 @@ static void wr_fill(struct pmr_send_wr *wr, struct pmr_sge *sge, struct rqp *q,
 	case OP_ATOMIC:
 		sge->addr = (uintptr_t)q->rbuf;
 		sge->length = 8;
-		wr->opcode = PMR_WR_ATOMIC_FETCH_AND_ADD;
 		wr->wr.atomic.remote_addr = q->rladdr;
 		wr->wr.atomic.rkey = q->rrkey;
-		wr->wr.atomic.compare_add = 1;
+		if (o.cas) {
+			/* the first swaps the target's 0 for 1; each later
+			 * one finds 1, not its 0, and gives 1 back */
+			wr->opcode = PMR_WR_ATOMIC_CMP_AND_SWP;
+			wr->wr.atomic.compare_add = 0;
+			wr->wr.atomic.swap = 1;
+		} else {
+			wr->opcode = PMR_WR_ATOMIC_FETCH_AND_ADD;
+			wr->wr.atomic.compare_add = 1;
+		}
 		break;
 	}
 	if ((o.op == OP_SEND || o.op == OP_WRITE) && size <= (uint64_t)o.inl)
@@ -2422,10 +2535,16 @@ static double *rdma_lat(uint64_t size, uint64_t iters, int nqp,
 					ev_wait(rcq);
 			}
 			check_wc(&wc, "recv");
-			q = &qps[wc.wr_id];
-			post_recv(q, (int)wc.wr_id, 1);
+			/* the server answers on the QP it heard on: the
+			 * client's answer comes on the QP it asked on */
+			if (!server && rx_qp(&wc) != idx)
+				die("send_lat: the answer to QP %d came on "
+				    "QP %d", idx, rx_qp(&wc));
+			idx = rx_qp(&wc);
+			q = &qps[idx];
+			post_recv(q, idx, 1);
 			if (server)
-				post_one(q, (int)wc.wr_id, &wrs[wc.wr_id], false);
+				post_one(q, idx, &wrs[idx], false);
 			if (q->out >= (uint32_t)o.tx_depth / 2)
 				reap_send();
 		}
@@ -2539,8 +2658,12 @@ static int reap_recv(void)
 	for (int i = 0, run = 0; i < n; i++) {
 		check_wc(&wc[i], "recv");
 		run++;
-		if (i + 1 == n || wc[i + 1].wr_id != wc[i].wr_id) {
-			post_recv(&qps[wc[i].wr_id], (int)wc[i].wr_id, run);
+		/* (through an SRQ: all at once, to the SRQ) */
+		if (i + 1 == n ||
+		    (srq == NULL && wc[i + 1].wr_id != wc[i].wr_id)) {
+			int idx = rx_qp(&wc[i]);
+
+			post_recv(&qps[idx], idx, run);
 			run = 0;
 		}
 	}
@@ -2792,6 +2915,11 @@ static void usage(void)
 "  -o, --outs N          read and atomic tests: READs or atomics in\n"
 "                        flight on a QP at most (max_rd_atomic, and the\n"
 "                        responder's max_dest_rd_atomic; 1..16, default 16)\n"
+"  -A, --atomic_type T  atomic tests: FETCH_AND_ADD (default) or\n"
+"                        CMP_AND_SWAP (0 for 1: the first swaps)\n"
+"      --use-srq         send tests: each side receives through one SRQ\n"
+"                        of -r WRs, shared by all its QPs\n"
+"  -N, --noPeak          bw tests: BW peak not measured (printed 0)\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
 "  -e, --events          wait for completion events, not polling the CQ\n"
@@ -2875,7 +3003,7 @@ static bool set_test(const char *name)
 	return false;
 }
 
-static bool size_set, rx_set;
+static bool size_set, rx_set, atomic_set;
 
 /* --output's unit by its name. */
 static int output_unit(const char *name)
@@ -2891,7 +3019,7 @@ static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
 	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER,
-	       O_OUTPUT };
+	       O_OUTPUT, O_SRQ };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -2915,6 +3043,8 @@ static int parse_opts(int argc, char **argv)
 		{ "raw-pad", 1, NULL, O_RAWPAD },
 		{ "one-qp-compare", 0, NULL, O_ONEQP },
 		{ "output", 1, NULL, O_OUTPUT },
+		{ "atomic_type", 1, NULL, 'A' }, { "use-srq", 0, NULL, O_SRQ },
+		{ "noPeak", 0, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -2925,7 +3055,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:hRzgM:S:", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:NhRzgM:S:", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2958,6 +3088,15 @@ static int parse_opts(int argc, char **argv)
 			break;
 		case 'p': o.tcp_port = (int)opt_int("-p", optarg, 1, 65535); break;
 		case 'F': break;
+		case 'A':
+			if (strcmp(optarg, "CMP_AND_SWAP") == 0) o.cas = true;
+			else if (strcmp(optarg, "FETCH_AND_ADD") == 0) o.cas = false;
+			else die("bad -A %s: CMP_AND_SWAP or FETCH_AND_ADD",
+				 optarg);
+			atomic_set = true;
+			break;
+		case 'N': o.nopeak = true; break;
+		case O_SRQ: o.srq = true; break;
 		case 'e': o.events = true; break;
 		case 'b': o.bidir = true; break;
 		case 'o': o.outs = (int)opt_int("-o", optarg, 1, OUTS_MAX); break;
@@ -3077,6 +3216,13 @@ static void defaults(void)
 		die("-u is for RC (the only type that retransmits)");
 	if (o.outs == 0 && (o.op == OP_READ || o.op == OP_ATOMIC))
 		o.outs = OUTS_MAX;
+	if (atomic_set && o.op != OP_ATOMIC)
+		die("-A is for the atomic tests");
+	if (o.srq && (o.op != OP_SEND || o.raw == 1))
+		die("--use-srq is for the send tests (the receives it "
+		    "shares), and RDMA (not --raw)");
+	if (o.nopeak && o.lat)
+		die("-N is for the bandwidth tests (it leaves out BW peak)");
 	raw_opt_check("--raw-burst", o.raw_burst_set);
 	raw_opt_check("--raw-pad", o.raw_pad != 0);
 	if (o.inl < 0)
@@ -3152,6 +3298,10 @@ static const char *params_bad(void)
 		return "raw stream";
 	if (o.qpt != PMR_QPT_RC && o.qpt != PMR_QPT_UC && o.qpt != PMR_QPT_UD)
 		return "connection type";
+	if (o.cas && o.op != OP_ATOMIC)
+		return "atomic type";
+	if (o.srq && (o.op != OP_SEND || o.raw == 1))
+		return "SRQ";
 	return NULL;
 }
 
@@ -3159,25 +3309,25 @@ static const char *params_bad(void)
 static void sync_params(void)
 {
 	char l[512], t[16];
-	int all, raw, qpt, one_qp, bidir, forever;
+	int all, raw, qpt, one_qp, bidir, forever, cas, use_srq;
 	const char *what;
 
 	if (!server) {
 		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d "
-			 "%d %d %d %d %d %d\n",
+			 "%d %d %d %d %d %d %d %d\n",
 			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
 			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
 			 o.raw, o.qpt, o.one_qp, o.bidir, o.outs, o.post_list,
-			 o.raw_burst, o.raw_pad, o.forever);
+			 o.raw_burst, o.raw_pad, o.forever, o.cas, o.srq);
 		return;
 	}
 	tcp_line(l, sizeof(l));
 	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d "
-		   "%d %d %d %d %d %d", t,
+		   "%d %d %d %d %d %d %d %d", t,
 		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
 		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt,
 		   &one_qp, &bidir, &o.outs, &o.post_list, &o.raw_burst,
-		   &o.raw_pad, &forever) != 20 ||
+		   &o.raw_pad, &forever, &cas, &use_srq) != 22 ||
 	    !set_test(t))
 		die("bad parameters from the client: '%s'", l);
 	o.all = all;
@@ -3186,6 +3336,8 @@ static void sync_params(void)
 	o.one_qp = one_qp;
 	o.bidir = bidir;
 	o.forever = forever;
+	o.cas = cas;
+	o.srq = use_srq;
 	what = params_bad();
 	if (what != NULL)
 		die("bad parameters from the client (%s): '%s'", what, l);
@@ -3363,7 +3515,9 @@ int main(int argc, char **argv)
 	qps_create();
 	qps_exchange();
 	qps_connect();
-	if (o.op == OP_SEND)
+	if (o.op == OP_SEND && srq != NULL)
+		post_recv(&qps[0], 0, o.rx_depth);
+	else if (o.op == OP_SEND)
 		for (int i = 0; i < o.nqp; i++)
 			post_recv(&qps[i], i, o.rx_depth);
 	barrier("CONNECTED");

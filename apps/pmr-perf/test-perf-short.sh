@@ -12,7 +12,8 @@
 # of --histogram, samples of --samples and bench/samples.py's reading of
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
-# QPs' max_rd_atomic of -o, rounds of --run_infinitely until SIGINT,
+# QPs' max_rd_atomic of -o, the atomic of -A, the SRQ of --use-srq, no
+# peak with -N, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
 # one port, the lone numbers of --output, the traffic class of -T over
 # af_packet, the QPs' timeout of -u),
@@ -426,6 +427,11 @@ reject "-o is for the read and atomic tests" send_lat -o 1
 reject "bad -o 0" read_bw -o 0
 reject "bad -o 17" atomic_bw -o 17
 reject "bad -o 4x" read_lat --outs 4x
+reject "-A is for the atomic tests" send_lat -A FETCH_AND_ADD
+reject "bad -A CAS" atomic_lat -A CAS
+reject "--use-srq is for the send tests" write_lat --use-srq
+reject "--use-srq is for the send tests" send_bw --raw --use-srq
+reject "-N is for the bandwidth tests" read_lat -N
 reject "--run_infinitely is for the bandwidth tests of one size" send_lat --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw -a --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw --raw --run_infinitely
@@ -437,34 +443,37 @@ reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 # seconds, QPs, send and receive depth, MTU, inline size, CQ moderation,
 # raw mode, connection type (2: RC), --one-qp-compare, -b, -o (0 where
 # the test sends no READ or atomic), -l, --raw-burst, --raw-pad,
-# --run_infinitely.
-bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0"
+# --run_infinitely, -A CMP_AND_SWAP, --use-srq.
+bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
 # (a client that reads nothing more and keeps the connection: the server
 # goes after its 2 s)
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0" 1
-bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0"
-bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
-bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0"
-bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0" 1
+bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0 0 0 0"
 # (4: UD, whose message is one packet)
-bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0 0"
-bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0 0"
-bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0 0"
-bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0 0"
-bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0 0"
-bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0"
-bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0 0"
-bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0 0"
-bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0"
-bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1"
-bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1"
+bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0 0 0 0"
+bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0 0 0 0"
+bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0 0 0 0"
+bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0 0 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0 0 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0 0 0 0"
+bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0 0 0 0"
+bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0 0 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0 0 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0 0 0"
+bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1 0 0"
+bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1 0 0"
+bad_client "atomic type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 1 0"
+bad_client "SRQ" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 1"
+bad_client "SRQ" "CFG send_bw 4096 0 1000 0 1 128 512 1024 0 100 1 2 0 0 0 1 32 0 0 0 1"
 
 # -d: a device of PMR_DEVICES by its name (pmr_ + driver + position over
 # all entries, empty ones not counted, as the library names them);
@@ -645,6 +654,30 @@ expect '"mode":"rdma".*"outs":16,' "read_lat: the QPs' max_rd_atomic not 16 by d
 run atomic_lat -o 3 -n 300
 expect '"mode":"rdma".*"outs":3,' "atomic_lat -o 3: the QPs' max_rd_atomic not 3"
 run atomic_lat -n 2000 --raw-compare
+expect '"mode":"rdma".*"atomic_type":"FETCH_AND_ADD","atomic_result":[1-9]' \
+	"atomic_lat: not FETCH_AND_ADD by default, or no add done"
+# -A CMP_AND_SWAP: compare 0, swap 1: the first swaps, every later one
+# finds 1 and gives it back (adds would give their count, or 0)
+run atomic_lat -A CMP_AND_SWAP -n 300
+expect '"mode":"rdma".*"atomic_type":"CMP_AND_SWAP","atomic_result":1,' \
+	"atomic_lat -A CMP_AND_SWAP: not a compare and swap"
+run atomic_bw -A CMP_AND_SWAP -b -n 2000
+expect '"mode":"rdma".*"atomic_type":"CMP_AND_SWAP","atomic_result":1,' \
+	"atomic_bw -A CMP_AND_SWAP -b: not a compare and swap"
+# --use-srq: the QPs have no receive queue of their own, so any message
+# taken in came through the SRQ; send_lat's client checks that each
+# answer comes on the QP it asked on (the QP found by its number)
+run send_lat --use-srq -q 4 -n 2000
+expect '"mode":"rdma".*"srq":true' "send_lat --use-srq: no SRQ"
+expect '"mode":"qp_mem".*"rq_slots":0,' "send_lat --use-srq: QPs with a receive queue"
+run send_lat --use-srq -c UD -q 3 -n 1000
+run send_bw --use-srq -q 4 -s 64 -n 20000
+expect '"mode":"rdma".*"srq":true' "send_bw --use-srq: no SRQ"
+run send_lat -n 300
+expect '"mode":"rdma".*"srq":false' "send_lat: an SRQ without --use-srq"
+# -N: no BW peak
+run write_bw -N -n 3000
+expect '"mode":"rdma".*"bw_peak":0\.00,' "write_bw -N: a BW peak"
 # (almost) no page fault in the measured iterations of either loop: a
 # page first used in a loop costs a fault of a microsecond or more,
 # which the 99.9th percentile then measures.  Two sources, both once
@@ -808,6 +841,9 @@ expect '"mode":"rdma".*"post_list":4[,}]' "send_bw -b -l 4: no \"post_list\":4"
 run send_bw -b -e -s 65536 -t 16 -n 500
 bidir_ok rdma 500 "send_bw -b -e"
 expect '"mode":"rdma".*"events":true,"cq_events":[1-9]' "send_bw -b -e: no completion event taken"
+# (through an SRQ on both sides, UC)
+run send_bw --use-srq -b -c UC -s 4096 -n 2000
+bidir_ok rdma 2000 "send_bw --use-srq -b -c UC"
 run read_bw -b -s 4096 -o 2 -n 2000
 bidir_ok rdma 2000 "read_bw -b -o 2"
 expect '"mode":"rdma".*"outs":2,' "read_bw -o 2: the QPs' max_rd_atomic not 2"
