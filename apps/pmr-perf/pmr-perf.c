@@ -96,6 +96,9 @@ struct opts {
 	bool srq;                /* --use-srq: send tests receive through
 				  * one SRQ of -r WRs, all QPs' */
 	bool nopeak;             /* -N: no BW peak (0, as perftest's) */
+	double limit_bw;         /* -w: the least BW average (the unit
+				  * printed); 0: none */
+	double limit_mr;         /* -y: the least message rate, Mpps */
 	int raw_burst;           /* frames per raw transmit burst */
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
@@ -388,6 +391,20 @@ static double opt_seconds(const char *name, const char *arg)
 	    v > DURATION_MAX)
 		die("bad %s %s: seconds, above 0 and at most %.0f", name, arg,
 		    DURATION_MAX);
+	return v;
+}
+
+/* -w, -y: a limit, above 0 and finite */
+static double opt_limit(const char *name, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
+	    !isfinite(v))
+		die("bad %s %s: a number above 0", name, arg);
 	return v;
 }
 
@@ -852,6 +869,27 @@ static void ratio_fmt(char *b, size_t n, double num, double den)
 }
 
 /* pmrdma's bandwidth and message rate as ratios to the raw port's. */
+/* -w, -y: whether the RDMA result r is below either limit, each said on
+ * stderr (the run goes on; pmr-perf then exits with 1, as perftest's). */
+static bool below_limits(const struct bw_res *r)
+{
+	bool below = false;
+
+	if (o.limit_bw > 0 && bw_unit(r->avg) < o.limit_bw) {
+		fprintf(stderr, "pmr-perf: %lu bytes: BW average %.2f %s below "
+			"the -w limit %.2f\n", r->bytes, bw_unit(r->avg),
+			o.gbits ? "Gb/sec" : "MB/sec", o.limit_bw);
+		below = true;
+	}
+	if (o.limit_mr > 0 && r->mpps < o.limit_mr) {
+		fprintf(stderr, "pmr-perf: %lu bytes: message rate %.6f Mpps "
+			"below the -y limit %.6f\n", r->bytes, r->mpps,
+			o.limit_mr);
+		below = true;
+	}
+	return below;
+}
+
 static void bw_ratio_print(const struct bw_res *r, const struct bw_res *raw,
 			   uint64_t bytes)
 {
@@ -2920,6 +2958,10 @@ static void usage(void)
 "      --use-srq         send tests: each side receives through one SRQ\n"
 "                        of -r WRs, shared by all its QPs\n"
 "  -N, --noPeak          bw tests: BW peak not measured (printed 0)\n"
+"  -w, --limit_bw N      bw tests: exit 1 (after the run) if a BW average\n"
+"                        is below N (MB/sec, or Gb/sec with --report_gbits)\n"
+"  -y, --limit_msgrate N bw tests: exit 1 (after the run) if a message rate\n"
+"                        is below N Mpps\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
 "  -e, --events          wait for completion events, not polling the CQ\n"
@@ -3045,6 +3087,7 @@ static int parse_opts(int argc, char **argv)
 		{ "output", 1, NULL, O_OUTPUT },
 		{ "atomic_type", 1, NULL, 'A' }, { "use-srq", 0, NULL, O_SRQ },
 		{ "noPeak", 0, NULL, 'N' },
+		{ "limit_bw", 1, NULL, 'w' }, { "limit_msgrate", 1, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -3055,7 +3098,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:NhRzgM:S:", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:Nw:y:hRzgM:S:", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -3096,6 +3139,8 @@ static int parse_opts(int argc, char **argv)
 			atomic_set = true;
 			break;
 		case 'N': o.nopeak = true; break;
+		case 'w': o.limit_bw = opt_limit("-w", optarg); break;
+		case 'y': o.limit_mr = opt_limit("-y", optarg); break;
 		case O_SRQ: o.srq = true; break;
 		case 'e': o.events = true; break;
 		case 'b': o.bidir = true; break;
@@ -3223,6 +3268,9 @@ static void defaults(void)
 		    "shares), and RDMA (not --raw)");
 	if (o.nopeak && o.lat)
 		die("-N is for the bandwidth tests (it leaves out BW peak)");
+	if ((o.limit_bw > 0 || o.limit_mr > 0) && (o.lat || o.raw == 1))
+		die("-w and -y are for the bandwidth tests, and RDMA (not "
+		    "--raw)");
 	raw_opt_check("--raw-burst", o.raw_burst_set);
 	raw_opt_check("--raw-pad", o.raw_pad != 0);
 	if (o.inl < 0)
@@ -3423,6 +3471,7 @@ int main(int argc, char **argv)
 	struct bw_res raw_br[32];
 	double *raw_s[32] = { NULL };
 	size_t raw_n[32] = { 0 };
+	bool below = false;      /* a result below -w or -y */
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "--help") == 0)) {
@@ -3558,6 +3607,7 @@ int main(int argc, char **argv)
 					bw_print(&r, false);
 					if (o.raw == 2)
 						bw_ratio_print(&r, &raw_br[k], s);
+					below |= below_limits(&r);
 				}
 			} while (o.forever && another_round());
 		}
@@ -3587,5 +3637,5 @@ int main(int argc, char **argv)
 	engine_stop();
 	barrier("EXIT");
 	close(sock);
-	return 0;
+	return below ? 1 : 0;
 }

@@ -13,7 +13,7 @@
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, the atomic of -A, the SRQ of --use-srq, no
-# peak with -N, rounds of --run_infinitely until SIGINT,
+# peak with -N, the limits of -w and -y, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
 # one port, the lone numbers of --output, the traffic class of -T over
 # af_packet, the QPs' timeout of -u),
@@ -432,6 +432,11 @@ reject "bad -A CAS" atomic_lat -A CAS
 reject "--use-srq is for the send tests" write_lat --use-srq
 reject "--use-srq is for the send tests" send_bw --raw --use-srq
 reject "-N is for the bandwidth tests" read_lat -N
+reject "-w and -y are for the bandwidth tests" send_lat -w 10
+reject "-w and -y are for the bandwidth tests" write_bw --raw -y 1
+reject "bad -w 0" write_bw -w 0
+reject "bad -y x" write_bw -y x
+reject "bad -w inf" write_bw -w inf
 reject "--run_infinitely is for the bandwidth tests of one size" send_lat --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw -a --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw --raw --run_infinitely
@@ -678,6 +683,21 @@ expect '"mode":"rdma".*"srq":false' "send_lat: an SRQ without --use-srq"
 # -N: no BW peak
 run write_bw -N -n 3000
 expect '"mode":"rdma".*"bw_peak":0\.00,' "write_bw -N: a BW peak"
+# -w, -y: limits met, exit 0; limits missed: the run ends as any, its
+# result printed, and the client says which and exits 1
+run write_bw -n 3000 -w 1 -y 0.001
+pair write_bw -n 3000 -w 1000000 -y 1000
+if [ "$c_rc" != 1 ] || [ "$s_rc" != 0 ] || ! grep -q '"mode":"rdma"' "$DIR/out" ||
+   ! grep -qF "BW average" "$DIR/client.err" ||
+   ! grep -qF "below the -w limit 1000000.00" "$DIR/client.err" ||
+   ! grep -qF "below the -y limit 1000.000000" "$DIR/client.err"; then
+	echo "FAIL: write_bw -w 1000000 -y 1000: not the result, both limits" \
+	     "missed and exit 1 (rc $c_rc, the server's $s_rc)"
+	tail -n 5 "$DIR/client.err" "$DIR/server.log"
+	fail=1
+else
+	echo "ok: write_bw -w 1000000 -y 1000: below both limits, exit 1"
+fi
 # (almost) no page fault in the measured iterations of either loop: a
 # page first used in a loop costs a fault of a microsecond or more,
 # which the 99.9th percentile then measures.  Two sources, both once
