@@ -99,6 +99,7 @@ struct opts {
 	double limit_bw;         /* -w: the least BW average (the unit
 				  * printed); 0: none */
 	double limit_mr;         /* -y: the least message rate, Mpps */
+	bool cycles;             /* -C: latency tables in TSC cycles */
 	int raw_burst;           /* frames per raw transmit burst */
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
@@ -674,7 +675,10 @@ static void lat_header(bool raw)
 	       "raw ethdev ping-pong (same port, same payload per frame):",
 	       raw ? "" : o.test, raw ? "" : test_variant(), raw ? "" :
 	       (o.op == OP_SEND || o.op == OP_WRITE ? " (half round trip)" : " (full round trip)"));
-	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+	if (o.cycles)
+		printf(" #bytes #iterations    t_min[cycles]  t_max[cycles] t_typical[cycles]  t_avg[cycles]  t_stdev[cycles] 99%% percentile[cycles] 99.9%% percentile[cycles] \n");
+	else
+		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 }
 
 /* The progress mode, as --progress names it. */
@@ -722,8 +726,11 @@ static void json_qp_fields(void)
  * alone. */
 static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 {
+	/* -C: the table and --output in TSC cycles (JSON stays in usec) */
+	double k = o.cycles ? (double)hz / 1e6 : 1;
+
 	if (o.output) {
-		printf("%.6f\n", o.output == OUT_LAT ? r->avg : r->typ);
+		printf("%.6f\n", (o.output == OUT_LAT ? r->avg : r->typ) * k);
 	} else if (o.json) {
 		printf("{\"test\":\"%s\",\"mode\":\"%s\",\"qps\":%d,\"bytes\":%lu,"
 		       "\"iterations\":%lu,\"t_min\":%.3f,\"t_max\":%.3f,"
@@ -743,8 +750,8 @@ static void lat_print_as(const struct lat_res *r, const char *mode, int nqp)
 		printf("}\n");
 	} else {
 		printf(" %-7lu %-10lu   %-7.2f        %-7.2f      %-7.2f          %-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
-		       r->bytes, r->iters, r->min, r->max, r->typ, r->avg,
-		       r->sd, r->p99, r->p999);
+		       r->bytes, r->iters, r->min * k, r->max * k, r->typ * k,
+		       r->avg * k, r->sd * k, r->p99 * k, r->p999 * k);
 	}
 	fflush(stdout);
 }
@@ -2958,6 +2965,8 @@ static void usage(void)
 "      --use-srq         send tests: each side receives through one SRQ\n"
 "                        of -r WRs, shared by all its QPs\n"
 "  -N, --noPeak          bw tests: BW peak not measured (printed 0)\n"
+"  -C, --report-cycles   latency tests: the table (and --output) in TSC\n"
+"                        cycles, not usec (--json stays in usec)\n"
 "  -w, --limit_bw N      bw tests: exit 1 (after the run) if a BW average\n"
 "                        is below N (MB/sec, or Gb/sec with --report_gbits)\n"
 "  -y, --limit_msgrate N bw tests: exit 1 (after the run) if a message rate\n"
@@ -3017,8 +3026,8 @@ static void usage(void)
 "                        (0..31, 0 none; default 14, 67 ms); each end\n"
 "                        its own, for the requests it sends (a server's\n"
 "                        applies when its client's run is RC)\n"
-"  perftest's -R, -z (rdma_cm), -g, -M (multicast) and -S (service level)\n"
-"  are refused, each with its reason\n"
+"  perftest's -R, -z (rdma_cm), -g, -M (multicast), -S (service level),\n"
+"  -H and -U (--histogram, --samples) are refused, each with its reason\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -3088,6 +3097,9 @@ static int parse_opts(int argc, char **argv)
 		{ "atomic_type", 1, NULL, 'A' }, { "use-srq", 0, NULL, O_SRQ },
 		{ "noPeak", 0, NULL, 'N' },
 		{ "limit_bw", 1, NULL, 'w' }, { "limit_msgrate", 1, NULL, 'y' },
+		{ "report-cycles", 0, NULL, 'C' },
+		{ "report-histogrm", 0, NULL, 'H' },
+		{ "report-unsorted", 0, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -3098,7 +3110,7 @@ static int parse_opts(int argc, char **argv)
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:Nw:y:hRzgM:S:", lo,
+	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:Nw:y:CHUhRzgM:S:", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -3141,6 +3153,15 @@ static int parse_opts(int argc, char **argv)
 		case 'N': o.nopeak = true; break;
 		case 'w': o.limit_bw = opt_limit("-w", optarg); break;
 		case 'y': o.limit_mr = opt_limit("-y", optarg); break;
+		case 'C': o.cycles = true; break;
+		case 'H':
+			die("-H (a histogram on stdout) is perftest's, not "
+			    "pmr-perf's: --histogram FILE draws one (PNG), "
+			    "--samples FILE keeps every latency");
+		case 'U':
+			die("-U (every latency, unsorted) is perftest's, not "
+			    "pmr-perf's: --samples FILE writes them, in the "
+			    "order run");
 		case O_SRQ: o.srq = true; break;
 		case 'e': o.events = true; break;
 		case 'b': o.bidir = true; break;
@@ -3268,6 +3289,8 @@ static void defaults(void)
 		    "shares), and RDMA (not --raw)");
 	if (o.nopeak && o.lat)
 		die("-N is for the bandwidth tests (it leaves out BW peak)");
+	if (o.cycles && !o.lat)
+		die("-C is for the latency tests");
 	if ((o.limit_bw > 0 || o.limit_mr > 0) && (o.lat || o.raw == 1))
 		die("-w and -y are for the bandwidth tests, and RDMA (not "
 		    "--raw)");

@@ -13,7 +13,7 @@
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, the atomic of -A, the SRQ of --use-srq, no
-# peak with -N, the limits of -w and -y, rounds of --run_infinitely until SIGINT,
+# peak with -N, the limits of -w and -y, the cycles of -C, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
 # one port, the lone numbers of --output, the traffic class of -T over
 # af_packet, the QPs' timeout of -u),
@@ -437,6 +437,9 @@ reject "-w and -y are for the bandwidth tests" write_bw --raw -y 1
 reject "bad -w 0" write_bw -w 0
 reject "bad -y x" write_bw -y x
 reject "bad -w inf" write_bw -w inf
+reject "-C is for the latency tests" write_bw -C
+reject "-H (a histogram on stdout) is perftest's" send_lat -H
+reject "-U (every latency, unsorted) is perftest's" send_lat -U
 reject "--run_infinitely is for the bandwidth tests of one size" send_lat --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw -a --run_infinitely
 reject "--run_infinitely is for the bandwidth tests of one size" write_bw --raw --run_infinitely
@@ -1034,6 +1037,26 @@ PY
 }
 output_lat_ok "t_avg" latency
 output_lat_ok "t_typical" latency_typical
+# -C: the same figure in TSC cycles, the samples' (in usec) times the
+# TSC's cycles a microsecond (500 to 10000: a TSC of 0.5 to 10 GHz); the
+# table's columns in cycles
+output_ok "t_avg, -C" 1 '^[0-9]+\.[0-9]{6}$' send_lat -s 64 -n 1000 \
+	--output latency --samples "$DIR/o.csv" -C
+python3 - "$DIR/o.csv" "$DIR/out" <<'PY' || { echo "FAIL: -C: not the samples' figure in cycles"; fail=1; }
+import sys
+f, out = sys.argv[1:]
+xs = [float(l.split(",")[3]) for l in open(f).read().splitlines()[1:]]
+k = float(open(out).read()) / (sum(xs) / len(xs))
+assert 500 <= k <= 10000, k
+PY
+if NOJSON=1 pair send_lat -C -n 300 &&
+   grep -qF 't_typical[cycles]' "$DIR/out" && ! grep -qF '[usec]' "$DIR/out"; then
+	echo "ok: send_lat -C: the table in cycles"
+else
+	echo "FAIL: send_lat -C: the table not in cycles"
+	head -n 4 "$DIR/out"
+	fail=1
+fi
 output_ok "MB/sec" 1 '^[0-9]+\.[0-9]{6}$' write_bw -s 65536 -n 2000 \
 	--output bandwidth
 output_ok "Mpps" 1 '^[0-9]+\.[0-9]{6}$' send_bw -s 64 -n 2000 \
