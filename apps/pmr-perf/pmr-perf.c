@@ -100,6 +100,9 @@ struct opts {
 				  * printed); 0: none */
 	double limit_mr;         /* -y: the least message rate, Mpps */
 	bool cycles;             /* -C: latency tables in TSC cycles */
+	bool mr_per_qp;          /* --mr_per_qp: a memory region a QP */
+	int retry_count;         /* --retry_count: RC retry_cnt, 0..7 */
+	bool retry_count_set;
 	int raw_burst;           /* frames per raw transmit burst */
 	int raw_pad;             /* bytes after each raw frame's payload */
 	/* local only */
@@ -136,6 +139,7 @@ static struct opts o = {
 	.cq_mod = 0, .post_list = 1, .tcp_port = DEF_PORT, .qpt = PMR_QPT_RC,
 	.progress = PMR_PROGRESS_INLINE, .raw_burst = RAW_BURST,
 	.qp_timeout = 14,        /* 67 ms, perftest's */
+	.retry_count = 7,        /* perftest's */
 };
 
 static uint64_t hz;
@@ -690,6 +694,7 @@ static const char *progress_name(void)
 
 static int qp_outs(void);
 static uint64_t atomic_result(void);
+static int mrs_count(void);
 static struct pmr_qp_attr qp_query(int mask);
 
 /* A GID as an IPv6 address (an IPv4-mapped one as ::ffff:a.b.c.d). */
@@ -703,7 +708,9 @@ static const char *gid_str(const union pmr_gid *g, char *b, size_t n)
  * test its type (-A) and the value its last one on QP 0 gave back
  * (FETCH_AND_ADD: the adds before it on that QP; CMP_AND_SWAP: 1), in a
  * send test whether it receives through an SRQ
- * (--use-srq), and with RC the local ACK timeout of -u as they have it */
+ * (--use-srq), with RC the local ACK timeout of -u and the retry count of
+ * --retry_count as they have them, and the MRs the QPs' buffers are in
+ * (--mr_per_qp: one a QP) */
 static void json_qp_fields(void)
 {
 	char g[INET6_ADDRSTRLEN];
@@ -718,7 +725,10 @@ static void json_qp_fields(void)
 	if (o.op == OP_SEND)
 		printf(",\"srq\":%s", o.srq ? "true" : "false");
 	if (o.qpt == PMR_QPT_RC)
-		printf(",\"qp_timeout\":%d", qp_query(PMR_QP_TIMEOUT).timeout);
+		printf(",\"qp_timeout\":%d,\"retry_count\":%d",
+		       qp_query(PMR_QP_TIMEOUT).timeout,
+		       qp_query(PMR_QP_RETRY_CNT).retry_cnt);
+	printf(",\"mrs\":%d", mrs_count());
 }
 
 /* A latency result: a row of the table, with --json an object of the
@@ -1712,6 +1722,7 @@ done:
 
 struct rqp {
 	struct pmr_qp *qp;
+	struct pmr_mr *mr;       /* its slot's: the one MR, or its own */
 	uint8_t *lbuf;           /* local: send source / read destination */
 	uint8_t *rbuf;           /* target of the peer's WRITE / source of its READ */
 	uint32_t psn;
@@ -1959,6 +1970,9 @@ static int rx_qp(const struct pmr_wc *wc)
 	return qpn_idx[lo];
 }
 
+#define MR_ACCESS (PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE | \
+		   PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC)
+
 static void qps_create(void)
 {
 	struct pmr_qp_init_attr ia;
@@ -1970,11 +1984,11 @@ static void qps_create(void)
 	if (mem == NULL)
 		die("out of memory for %d x %zu bytes", o.nqp, slot);
 	memset(mem, 0, slot * (size_t)o.nqp);
-	mr = pmr_reg_mr(pd, mem, slot * (size_t)o.nqp,
-			PMR_ACCESS_LOCAL_WRITE | PMR_ACCESS_REMOTE_WRITE |
-			PMR_ACCESS_REMOTE_READ | PMR_ACCESS_REMOTE_ATOMIC);
-	if (mr == NULL)
-		die("pmr_reg_mr: %s", strerror(errno));
+	if (!o.mr_per_qp) {
+		mr = pmr_reg_mr(pd, mem, slot * (size_t)o.nqp, MR_ACCESS);
+		if (mr == NULL)
+			die("pmr_reg_mr: %s", strerror(errno));
+	}
 	if (o.events && (chan = pmr_create_comp_channel(ctx)) == NULL)
 		die("pmr_create_comp_channel: %s", strerror(errno));
 	ncqe = o.nqp * o.tx_depth;
@@ -2015,6 +2029,13 @@ static void qps_create(void)
 			    strerror(errno));
 		q->lbuf = mem + slot * (size_t)i;
 		q->rbuf = q->lbuf + slot / 2;
+		q->mr = mr;
+		if (o.mr_per_qp) {
+			q->mr = pmr_reg_mr(pd, q->lbuf, slot, MR_ACCESS);
+			if (q->mr == NULL)
+				die("pmr_reg_mr (QP %d of %d): %s", i + 1,
+				    o.nqp, strerror(errno));
+		}
 		q->psn = (uint32_t)(lrand48() & 0xffffff);
 	}
 	if (srq != NULL)
@@ -2147,7 +2168,7 @@ static void qps_exchange(void)
 		for (int b = 0; b < 16; b++)
 			sprintf(g + 2 * b, "%02x", sgid.raw[b]);
 		tcp_send("QP %06x %06x %08x %016lx %016lx %s\n",
-			 q->qp->qp_num, q->psn, mr->rkey,
+			 q->qp->qp_num, q->psn, q->mr->rkey,
 			 (uint64_t)(uintptr_t)q->lbuf,
 			 (uint64_t)(uintptr_t)q->rbuf, g);
 	}
@@ -2232,7 +2253,7 @@ static void qps_connect(void)
 		mask = PMR_QP_STATE | PMR_QP_SQ_PSN;
 		if (o.qpt == PMR_QPT_RC) {
 			a.timeout = (uint8_t)o.qp_timeout;
-			a.retry_cnt = 7;
+			a.retry_cnt = (uint8_t)o.retry_count;
 			a.rnr_retry = 7;
 			a.max_rd_atomic = rd_atomic();
 			mask |= PMR_QP_TIMEOUT | PMR_QP_RETRY_CNT |
@@ -2270,6 +2291,16 @@ static struct pmr_qp_attr qp_query(int mask)
 	return a;
 }
 
+/* The memory regions the QPs' buffers are in, counted by their keys */
+static int mrs_count(void)
+{
+	int n = 1;
+
+	for (int i = 1; i < o.nqp; i++)
+		n += qps[i].mr->lkey != qps[0].mr->lkey;
+	return n;
+}
+
 /* The value QP 0's last atomic gave back (the buffer it went to). */
 static uint64_t atomic_result(void)
 {
@@ -2289,7 +2320,7 @@ static void post_recv(struct rqp *q, int idx, int n)
 	struct pmr_sge sge = { .addr = (uintptr_t)(srq != NULL ? qps[0].rbuf :
 						   q->rbuf),
 			       .length = (uint32_t)(slot / 2),
-			       .lkey = mr->lkey };
+			       .lkey = (srq != NULL ? &qps[0] : q)->mr->lkey };
 	struct pmr_recv_wr wr[64], *bad;
 
 	/* one post per 64 WRs: each post may run the engine (inline mode) */
@@ -2315,7 +2346,7 @@ static void wr_fill(struct pmr_send_wr *wr, struct pmr_sge *sge, struct rqp *q,
 	memset(wr, 0, sizeof(*wr));
 	sge->addr = (uintptr_t)q->lbuf;
 	sge->length = (uint32_t)size;
-	sge->lkey = mr->lkey;
+	sge->lkey = q->mr->lkey;
 	wr->sg_list = sge;
 	wr->num_sge = 1;
 	switch (o.op) {
@@ -2967,6 +2998,10 @@ static void usage(void)
 "  -N, --noPeak          bw tests: BW peak not measured (printed 0)\n"
 "  -C, --report-cycles   latency tests: the table (and --output) in TSC\n"
 "                        cycles, not usec (--json stays in usec)\n"
+"      --mr_per_qp       a memory region for each QP's buffers (else one\n"
+"                        for all)\n"
+"      --retry_count N   RC: the QPs' retry count, 0..7 (default 7); each\n"
+"                        end its own, for the requests it sends\n"
 "  -w, --limit_bw N      bw tests: exit 1 (after the run) if a BW average\n"
 "                        is below N (MB/sec, or Gb/sec with --report_gbits)\n"
 "  -y, --limit_msgrate N bw tests: exit 1 (after the run) if a message rate\n"
@@ -3070,7 +3105,7 @@ static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
 	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER,
-	       O_OUTPUT, O_SRQ };
+	       O_OUTPUT, O_SRQ, O_MRQP, O_RETRY };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -3098,6 +3133,8 @@ static int parse_opts(int argc, char **argv)
 		{ "noPeak", 0, NULL, 'N' },
 		{ "limit_bw", 1, NULL, 'w' }, { "limit_msgrate", 1, NULL, 'y' },
 		{ "report-cycles", 0, NULL, 'C' },
+		{ "mr_per_qp", 0, NULL, O_MRQP },
+		{ "retry_count", 1, NULL, O_RETRY },
 		{ "report-histogrm", 0, NULL, 'H' },
 		{ "report-unsorted", 0, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
@@ -3163,6 +3200,12 @@ static int parse_opts(int argc, char **argv)
 			    "pmr-perf's: --samples FILE writes them, in the "
 			    "order run");
 		case O_SRQ: o.srq = true; break;
+		case O_MRQP: o.mr_per_qp = true; break;
+		case O_RETRY:
+			o.retry_count = (int)opt_int("--retry_count", optarg,
+						     0, 7);
+			o.retry_count_set = true;
+			break;
 		case 'e': o.events = true; break;
 		case 'b': o.bidir = true; break;
 		case 'o': o.outs = (int)opt_int("-o", optarg, 1, OUTS_MAX); break;
@@ -3280,6 +3323,8 @@ static void defaults(void)
 		die("-o is for the read and atomic tests");
 	if (o.qp_timeout_set && o.qpt != PMR_QPT_RC)
 		die("-u is for RC (the only type that retransmits)");
+	if (o.retry_count_set && o.qpt != PMR_QPT_RC)
+		die("--retry_count is for RC (the only type that retransmits)");
 	if (o.outs == 0 && (o.op == OP_READ || o.op == OP_ATOMIC))
 		o.outs = OUTS_MAX;
 	if (atomic_set && o.op != OP_ATOMIC)
@@ -3380,25 +3425,26 @@ static const char *params_bad(void)
 static void sync_params(void)
 {
 	char l[512], t[16];
-	int all, raw, qpt, one_qp, bidir, forever, cas, use_srq;
+	int all, raw, qpt, one_qp, bidir, forever, cas, use_srq, mr_per_qp;
 	const char *what;
 
 	if (!server) {
 		tcp_send("CFG %s %lu %d %lu %.6f %d %d %d %d %d %d %d %d %d "
-			 "%d %d %d %d %d %d %d %d\n",
+			 "%d %d %d %d %d %d %d %d %d\n",
 			 o.test, o.size, o.all, o.iters, o.duration, o.nqp,
 			 o.tx_depth, o.rx_depth, o.mtu, o.inl, o.cq_mod,
 			 o.raw, o.qpt, o.one_qp, o.bidir, o.outs, o.post_list,
-			 o.raw_burst, o.raw_pad, o.forever, o.cas, o.srq);
+			 o.raw_burst, o.raw_pad, o.forever, o.cas, o.srq,
+			 o.mr_per_qp);
 		return;
 	}
 	tcp_line(l, sizeof(l));
 	if (sscanf(l, "CFG %15s %lu %d %lu %lf %d %d %d %d %d %d %d %d %d "
-		   "%d %d %d %d %d %d %d %d", t,
+		   "%d %d %d %d %d %d %d %d %d", t,
 		   &o.size, &all, &o.iters, &o.duration, &o.nqp, &o.tx_depth,
 		   &o.rx_depth, &o.mtu, &o.inl, &o.cq_mod, &raw, &qpt,
 		   &one_qp, &bidir, &o.outs, &o.post_list, &o.raw_burst,
-		   &o.raw_pad, &forever, &cas, &use_srq) != 22 ||
+		   &o.raw_pad, &forever, &cas, &use_srq, &mr_per_qp) != 23 ||
 	    !set_test(t))
 		die("bad parameters from the client: '%s'", l);
 	o.all = all;
@@ -3409,6 +3455,7 @@ static void sync_params(void)
 	o.forever = forever;
 	o.cas = cas;
 	o.srq = use_srq;
+	o.mr_per_qp = mr_per_qp;
 	what = params_bad();
 	if (what != NULL)
 		die("bad parameters from the client (%s): '%s'", what, l);

@@ -13,7 +13,8 @@
 # them, units of the bandwidth, inline size, progress mode, completion
 # events of -e, -n over several QPs, both ways of -b and their sum, the
 # QPs' max_rd_atomic of -o, the atomic of -A, the SRQ of --use-srq, no
-# peak with -N, the limits of -w and -y, the cycles of -C, rounds of --run_infinitely until SIGINT,
+# peak with -N, the limits of -w and -y, the cycles of -C, the MRs of
+# --mr_per_qp, the retry count of --retry_count, rounds of --run_infinitely until SIGINT,
 # the device of PMR_DEVICES that -d names, the source GID of -x, -i's
 # one port, the lone numbers of --output, the traffic class of -T over
 # af_packet, the QPs' timeout of -u),
@@ -438,6 +439,8 @@ reject "bad -w 0" write_bw -w 0
 reject "bad -y x" write_bw -y x
 reject "bad -w inf" write_bw -w inf
 reject "-C is for the latency tests" write_bw -C
+reject "--retry_count is for RC" send_lat -c UC --retry_count 3
+reject "bad --retry_count 8" send_lat --retry_count 8
 reject "-H (a histogram on stdout) is perftest's" send_lat -H
 reject "-U (every latency, unsorted) is perftest's" send_lat -U
 reject "--run_infinitely is for the bandwidth tests of one size" send_lat --run_infinitely
@@ -451,37 +454,37 @@ reject "cannot write --samples $DIR/no/s.csv" send_lat --samples "$DIR/no/s.csv"
 # seconds, QPs, send and receive depth, MTU, inline size, CQ moderation,
 # raw mode, connection type (2: RC), --one-qp-compare, -b, -o (0 where
 # the test sends no READ or atomic), -l, --raw-burst, --raw-pad,
-# --run_infinitely, -A CMP_AND_SWAP, --use-srq.
-bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
+# --run_infinitely, -A CMP_AND_SWAP, --use-srq, --mr_per_qp.
+bad_client "QPs" "CFG send_lat 2 0 1000 0 0 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
 # (a client that reads nothing more and keeps the connection: the server
 # goes after its 2 s)
-bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0" 1
-bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0 0 0 0"
+bad_client "queue depth" "CFG send_lat 2 0 1000 0 1 -1 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0 0" 1
+bad_client "queue depth" "CFG send_bw 64 0 1000 0 1 128 16385 1024 0 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "iterations" "CFG send_lat 2 0 0 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "size" "CFG send_lat 2147483649 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "duration" "CFG send_bw 64 0 1000 -1 1 128 512 1024 0 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 1500 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "MTU" "CFG send_lat 2 0 1000 0 1 16 16 0 236 8 0 2 0 0 0 1 32 0 0 0 0 0"
 # (4: UD, whose message is one packet)
-bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0 0 0 0"
-bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0 0 0 0"
-bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0 0 0 0"
-bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0 0 0 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0 0 0 0"
-bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 0"
-bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0 0 0 0"
-bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0 0 0 0"
-bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0 0 0 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0 0 0 0"
-bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0 0 0"
-bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1 0 0"
-bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1 0 0"
-bad_client "atomic type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 1 0"
-bad_client "SRQ" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 1"
-bad_client "SRQ" "CFG send_bw 4096 0 1000 0 1 128 512 1024 0 100 1 2 0 0 0 1 32 0 0 0 1"
+bad_client "size" "CFG send_lat 2048 0 1000 0 1 16 16 1024 236 8 0 4 0 0 0 1 32 0 0 0 0 0"
+bad_client "inline size" "CFG send_lat 2 0 1000 0 1 16 16 1024 513 8 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "CQ moderation" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 17 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "raw mode" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 3 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "connection type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 7 0 0 0 1 32 0 0 0 0 0"
+bad_client "bidirectional" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 1 0 1 32 0 0 0 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 17 1 32 0 0 0 0 0"
+bad_client "outstanding reads" "CFG read_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 0 0"
+bad_client "outstanding reads" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 4 1 32 0 0 0 0 0"
+bad_client "post list" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 257 32 0 0 0 0 0"
+bad_client "post list" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 4 32 0 0 0 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 33 0 0 0 0 0"
+bad_client "raw stream" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 2 2 0 0 0 1 32 129 0 0 0 0"
+bad_client "run infinitely" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 1 0 0 0"
+bad_client "run infinitely" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 1 0 0 0"
+bad_client "atomic type" "CFG send_lat 2 0 1000 0 1 16 16 1024 236 8 0 2 0 0 0 1 32 0 0 1 0 0"
+bad_client "SRQ" "CFG write_bw 4096 0 1000 0 1 128 512 1024 0 100 0 2 0 0 0 1 32 0 0 0 1 0"
+bad_client "SRQ" "CFG send_bw 4096 0 1000 0 1 128 512 1024 0 100 1 2 0 0 0 1 32 0 0 0 1 0"
 
 # -d: a device of PMR_DEVICES by its name (pmr_ + driver + position over
 # all entries, empty ones not counted, as the library names them);
@@ -683,6 +686,20 @@ run send_bw --use-srq -q 4 -s 64 -n 20000
 expect '"mode":"rdma".*"srq":true' "send_bw --use-srq: no SRQ"
 run send_lat -n 300
 expect '"mode":"rdma".*"srq":false' "send_lat: an SRQ without --use-srq"
+# --mr_per_qp: each QP's buffers in a region of their own (the keys
+# counted); without it one for all
+run write_bw --mr_per_qp -q 4 -s 4096 -n 4000
+expect '"mode":"rdma".*"mrs":4' "write_bw --mr_per_qp -q 4: not 4 MRs"
+run read_lat --mr_per_qp -q 2 -n 500
+expect '"mode":"rdma".*"mrs":2' "read_lat --mr_per_qp -q 2: not 2 MRs"
+run send_lat --mr_per_qp --use-srq -q 2 -n 500
+expect '"mode":"rdma".*"mrs":2' "send_lat --mr_per_qp --use-srq -q 2: not 2 MRs"
+run write_lat -q 2 -n 500
+expect '"mode":"rdma".*"retry_count":7,"mrs":1' \
+	"write_lat -q 2: not one MR, or not 7 retries by default"
+# --retry_count: the QPs' retry count, as pmr_query_qp gives it back
+run send_lat --retry_count 3 -n 300
+expect '"mode":"rdma".*"retry_count":3,' "send_lat --retry_count 3: not 3"
 # -N: no BW peak
 run write_bw -N -n 3000
 expect '"mode":"rdma".*"bw_peak":0\.00,' "write_bw -N: a BW peak"
