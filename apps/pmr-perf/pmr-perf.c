@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <float.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -384,8 +385,10 @@ static long long opt_int(const char *name, const char *arg, long long lo,
 	return v;
 }
 
-/* Seconds for option `name`: a number above 0, at most DURATION_MAX. */
-static double opt_seconds(const char *name, const char *arg)
+/* The value of option `name`'s argument: a number above 0 and at most
+ * max (finite), else a clear stop saying what it must be. */
+static double opt_positive(const char *name, const char *arg, double max,
+			   const char *what)
 {
 	char *end;
 	double v;
@@ -393,23 +396,8 @@ static double opt_seconds(const char *name, const char *arg)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
-	    v > DURATION_MAX)
-		die("bad %s %s: seconds, above 0 and at most %.0f", name, arg,
-		    DURATION_MAX);
-	return v;
-}
-
-/* -w, -y: a limit, above 0 and finite */
-static double opt_limit(const char *name, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || !(v > 0) ||
-	    !isfinite(v))
-		die("bad %s %s: a number above 0", name, arg);
+	    !(v <= max))
+		die("bad %s %s: %s", name, arg, what);
 	return v;
 }
 
@@ -3160,7 +3148,10 @@ static int parse_opts(int argc, char **argv)
 			o.iters = (uint64_t)opt_int("-n", optarg, 1,
 						    (long long)ITERS_MAX);
 			break;
-		case 'D': o.duration = opt_seconds("-D", optarg); break;
+		case 'D':
+			o.duration = opt_positive("-D", optarg, DURATION_MAX,
+				"seconds, above 0 and at most a day (86400)");
+			break;
 		case 'q': o.nqp = (int)opt_int("-q", optarg, 1, QPS_MAX); break;
 		case 't':
 			o.tx_depth = (int)opt_int("-t", optarg, 1, DEPTH_MAX);
@@ -3188,8 +3179,14 @@ static int parse_opts(int argc, char **argv)
 			atomic_set = true;
 			break;
 		case 'N': o.nopeak = true; break;
-		case 'w': o.limit_bw = opt_limit("-w", optarg); break;
-		case 'y': o.limit_mr = opt_limit("-y", optarg); break;
+		case 'w':
+			o.limit_bw = opt_positive("-w", optarg, DBL_MAX,
+						  "a number above 0");
+			break;
+		case 'y':
+			o.limit_mr = opt_positive("-y", optarg, DBL_MAX,
+						  "a number above 0");
+			break;
 		case 'C': o.cycles = true; break;
 		case 'H':
 			die("-H (a histogram on stdout) is perftest's, not "
