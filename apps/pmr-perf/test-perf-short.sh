@@ -654,6 +654,13 @@ faulted client poll_channel "poll on the completion channel: Invalid argument" \
 faulted server poll_channel "poll on the completion channel: Invalid argument" \
 	send_lat -e -n 100
 faulted client query_qp "pmr_query_qp: Input/output error" read_lat -n 100
+faulted client reg_mr "pmr_reg_mr: Cannot allocate memory" write_lat -n 100
+faulted server reg_mr "pmr_reg_mr (QP 1 of 2): Cannot allocate memory" \
+	write_lat --mr_per_qp -q 2 -n 100
+faulted client create_srq "pmr_create_srq (16 WRs): Cannot allocate memory" \
+	send_lat --use-srq -n 100
+faulted server post_srq_recv "pmr_post_srq_recv: Cannot allocate memory" \
+	send_bw --use-srq -n 1000
 SERVICE=1 faulted server poll_socket "poll: Invalid argument" \
 	write_bw -n 20000 --progress service
 

@@ -12,6 +12,10 @@
  *   comp_channel   pmr_create_comp_channel (-e): NULL, errno EMFILE
  *   query_qp       pmr_query_qp (the QPs' max_rd_atomic in the result):
  *                  EIO
+ *   reg_mr         pmr_reg_mr (the one region, or with --mr_per_qp each
+ *                  QP's): NULL, errno ENOMEM
+ *   create_srq     pmr_create_srq (--use-srq): NULL, errno ENOMEM
+ *   post_srq_recv  pmr_post_srq_recv (--use-srq): ENOMEM
  *   poll_channel   poll() on the completion channel's descriptor (-e):
  *                  -1, errno EINVAL
  *   poll_socket    the first poll() of a socket with a 100 ms timeout
@@ -51,6 +55,19 @@ int __real_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 			int mask, struct pmr_qp_init_attr *init);
 int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 			int mask, struct pmr_qp_init_attr *init);
+
+struct pmr_mr *__real_pmr_reg_mr(struct pmr_pd *pd, void *addr,
+				 size_t length, int access);
+struct pmr_mr *__wrap_pmr_reg_mr(struct pmr_pd *pd, void *addr,
+				 size_t length, int access);
+struct pmr_srq *__real_pmr_create_srq(struct pmr_pd *pd,
+				      struct pmr_srq_init_attr *init);
+struct pmr_srq *__wrap_pmr_create_srq(struct pmr_pd *pd,
+				      struct pmr_srq_init_attr *init);
+int __real_pmr_post_srq_recv(struct pmr_srq *srq, struct pmr_recv_wr *wr,
+			     struct pmr_recv_wr **bad);
+int __wrap_pmr_post_srq_recv(struct pmr_srq *srq, struct pmr_recv_wr *wr,
+			     struct pmr_recv_wr **bad);
 
 int __real_pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 			 int mask);
@@ -106,6 +123,36 @@ int __wrap_pmr_query_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
 	if (armed("query_qp"))
 		return EIO;
 	return __real_pmr_query_qp(qp, attr, mask, init);
+}
+
+struct pmr_mr *__wrap_pmr_reg_mr(struct pmr_pd *pd, void *addr,
+				 size_t length, int access)
+{
+	if (armed("reg_mr")) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_pmr_reg_mr(pd, addr, length, access);
+}
+
+struct pmr_srq *__wrap_pmr_create_srq(struct pmr_pd *pd,
+				      struct pmr_srq_init_attr *init)
+{
+	if (armed("create_srq")) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_pmr_create_srq(pd, init);
+}
+
+int __wrap_pmr_post_srq_recv(struct pmr_srq *srq, struct pmr_recv_wr *wr,
+			     struct pmr_recv_wr **bad)
+{
+	if (armed("post_srq_recv")) {
+		*bad = wr;
+		return ENOMEM;
+	}
+	return __real_pmr_post_srq_recv(srq, wr, bad);
 }
 
 int __wrap_pmr_modify_qp(struct pmr_qp *qp, struct pmr_qp_attr *attr,
