@@ -65,6 +65,9 @@ ALL_CASES=(
 	"send_lat_64_q1024|send_lat -s 64 -n 20000 -q 1024 --one-qp-compare"
 	"write_lat_64_q1024|write_lat -s 64 -n 20000 -q 1024 --one-qp-compare"
 	"send_lat_64_q4096|send_lat -s 64 -n 20000 -q 4096 --one-qp-compare"
+	"send_lat_64_srq|send_lat -s 64 -n 20000 --use-srq"
+	"atomic_lat_cas|atomic_lat -n 20000 -A CMP_AND_SWAP"
+	"write_lat_64_q1024_mrs|write_lat -s 64 -n 20000 -q 1024 --mr_per_qp --one-qp-compare"
 )
 AFP_CASES=(
 	"afp_send_lat_64|send_lat -s 64 -n 5000"
