@@ -12,6 +12,7 @@
 #define ROCE_H
 
 #include <net/if.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -141,6 +142,11 @@ struct roce_dev {
 	uint64_t link_check_tsc;          /* ROCE_LINK_CHECK_MS in TSC */
 	uint64_t link_checked;            /* TSC: the link last looked at */
 	bool link_up;                     /* as it was then */
+	atomic_bool removed;              /* the PMD said the port's device
+					   * is removed (RTE_ETH_EVENT_INTR_RMV,
+					   * in its interrupt thread) */
+	bool fatal;                       /* and the context was told
+					   * (DEVICE_FATAL, its QPs in ERR) */
 	uint64_t reconnect_tsc;           /* memif client, link down: TSC of
 					   * the next restart of the port */
 	uint32_t reconnect_ms;            /* the wait after it (0: link up) */

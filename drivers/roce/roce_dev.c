@@ -247,6 +247,21 @@ static void kernel_link_open(struct roce_dev *d)
 			 strerror(errno));
 }
 
+/* The PMD's word that the port's device is removed (a NIC unplugged or
+ * failed): taken in its interrupt thread, acted on by the engine
+ * (link_watch()). */
+static int removal_event(uint16_t port_id, enum rte_eth_event_type event,
+			 void *arg, void *ret_param)
+{
+	struct roce_dev *d = arg;
+
+	(void)port_id;
+	(void)event;
+	(void)ret_param;
+	atomic_store_explicit(&d->removed, true, memory_order_release);
+	return 0;
+}
+
 /* Whether the port's link is up within ms milliseconds. */
 static bool link_up_within(const struct roce_dev *d, uint64_t ms)
 {
@@ -434,6 +449,11 @@ static int roce_probe(struct pmr_dev_obj *dev, const char *args)
 		return ret < 0 ? ret : -EIO;
 	}
 	kernel_link_open(d);
+	ret = rte_eth_dev_callback_register(d->port_id, RTE_ETH_EVENT_INTR_RMV,
+					    removal_event, d);
+	if (ret != 0)
+		ROCE_LOG(WARNING, "port %u: no word of its removal (%s)",
+			 d->port_id, strerror(-ret));
 	if (a.has_mac) {
 		memcpy(d->mac, a.mac, 6);
 	} else {
@@ -474,6 +494,8 @@ static void roce_remove(struct pmr_dev_obj *dev)
 {
 	struct roce_dev *d = dev->priv;
 
+	rte_eth_dev_callback_unregister(d->port_id, RTE_ETH_EVENT_INTR_RMV,
+					removal_event, d);
 	if (d->port_started && !d->port_stopped)
 		rte_eth_dev_stop(d->port_id);
 	if (d->kernel_fd >= 0)
@@ -769,10 +791,31 @@ static void memif_reconnect(struct roce_dev *d, uint64_t now)
 		 d->port_id, ret == 0 ? "ok" : strerror(-ret));
 }
 
+/* The port's device removed: DEVICE_FATAL on the context, once, and
+ * every QP of it in ERR, its WRs flushed (and those posted later), as
+ * after an RNIC's catastrophic error; no burst touches the port again. */
+static void device_fatal(struct roce_dev *d, struct pmr_ctx_obj *ctx)
+{
+	struct pmr_list *pos;
+
+	d->port_down = true;
+	d->link_up = false;
+	if (d->fatal)
+		return;
+	d->fatal = true;
+	ROCE_LOG(ERR, "port %u: its device is removed: DEVICE_FATAL, the "
+		 "QPs in error", d->port_id);
+	pmr_async_raise(ctx, PMR_EVENT_DEVICE_FATAL, NULL, 1);
+	PMR_LIST_FOREACH(pos, &ctx->qps)
+		pmr_qp_set_error(PMR_CONTAINER_OF(pos, struct pmr_qp_obj,
+						  link), -1);
+}
+
 /* Port events: the link looked at every ROCE_LINK_CHECK_MS (with the
  * timers), a change raising PORT_ERR (down) or PORT_ACTIVE (up) on the
  * context, as an RNIC's driver does.  A memif client's link that is
- * down is brought back (memif_reconnect()). */
+ * down is brought back (memif_reconnect()).  A port whose device is
+ * removed is not looked at again (device_fatal()). */
 static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 		       uint64_t now)
 {
@@ -781,6 +824,11 @@ static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 	if (now - d->link_checked < d->link_check_tsc)
 		return;
 	d->link_checked = now;
+	if (unlikely(atomic_load_explicit(&d->removed,
+					  memory_order_acquire))) {
+		device_fatal(d, ctx);
+		return;
+	}
 	up = roce_link_up(d);
 	if (up)
 		d->reconnect_ms = 0;
@@ -1085,6 +1133,7 @@ static int roce_ctx_open(struct pmr_ctx_obj *ctx)
 	if (d->ctx != NULL)
 		return -EBUSY;      /* first version: one context per device */
 	d->ctx = ctx;
+	d->fatal = false;       /* (a removal is told to each context) */
 	/* port events tell changes from the link's state now; no burst
 	 * while it is down (link_watch()) */
 	d->link_up = roce_link_up(d);
@@ -1180,8 +1229,15 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 			  int mask)
 {
 	struct roce_qp *rq = roce_qp_of(qp);
+	struct roce_dev *d = qp->ctx->dev->priv;
 	enum pmr_qp_state cur = pmr_qp_state(qp);
 	enum pmr_qp_state next = (mask & PMR_QP_STATE) ? a->qp_state : cur;
+
+	/* once the port's device is removed, a QP goes nowhere but to
+	 * RESET or ERR */
+	if (atomic_load_explicit(&d->removed, memory_order_acquire) &&
+	    next != PMR_QPS_RESET && next != PMR_QPS_ERR)
+		return -EIO;
 
 	if (next == PMR_QPS_RESET)
 		roce_resp_send_owed(qp->ctx->dev->priv, rq);

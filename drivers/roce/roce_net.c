@@ -390,6 +390,8 @@ bool roce_link_up(const struct roce_dev *d)
 	struct rte_eth_link link;
 	struct ifreq ifr;
 
+	if (atomic_load_explicit(&d->removed, memory_order_acquire))
+		return false;   /* (its device gone: not asked again) */
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(d->port_id, &link);
 	if (link.link_status != RTE_ETH_LINK_UP)

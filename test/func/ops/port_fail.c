@@ -25,6 +25,8 @@
  *   device is made on it;
  * - a pool of the device's name already there: EEXIST, that pool left as
  *   it was;
+ * - no callback for the word of the port's removal: a device all the
+ *   same (with a warning), which passes traffic;
  * - after all of these the first port takes a device, which passes
  *   traffic.
  *
@@ -50,11 +52,13 @@
 
 /* ---- the failing functions ------------------------------------------- */
 
-enum { F_INFO, F_CONFIGURE, F_RXQ, F_TXQ, F_START, F_POOL, F_KINDS };
+enum { F_INFO, F_CONFIGURE, F_RXQ, F_TXQ, F_START, F_POOL, F_CALLBACK,
+       F_KINDS };
 static const char *const f_names[F_KINDS] = {
 	"rte_eth_dev_info_get", "rte_eth_dev_configure",
 	"rte_eth_rx_queue_setup", "rte_eth_tx_queue_setup",
 	"rte_eth_dev_start", "rte_pktmbuf_pool_create",
+	"rte_eth_dev_callback_register",
 };
 
 static bool f_armed;            /* while pmr_device_create() runs */
@@ -153,6 +157,16 @@ struct rte_mempool *rte_pktmbuf_pool_create(const char *name, unsigned int n,
 		return NULL;
 	}
 	return fn(name, n, cache, priv, room, socket);
+}
+
+int rte_eth_dev_callback_register(uint16_t port, enum rte_eth_event_type ev,
+				  rte_eth_dev_cb_fn cb, void *arg)
+{
+	int (*fn)(uint16_t, enum rte_eth_event_type, rte_eth_dev_cb_fn,
+		  void *) = f_next(F_CALLBACK);
+
+	return f_fail(F_CALLBACK) ? -f_err[F_CALLBACK] :
+	       fn(port, ev, cb, arg);
 }
 
 /* ---- the test ----------------------------------------------------------- */
@@ -290,6 +304,21 @@ static void start_late(void)
 	passes(d);
 }
 
+/* No callback for the word of the port's removal (a warning): a device
+ * all the same, which passes traffic. */
+static void no_removal_word(void)
+{
+	uint16_t port = ringport_loop("norm");
+	struct pmr_device *d;
+
+	f_fails[F_CALLBACK] = 1;
+	f_err[F_CALLBACK] = ENOMEM;
+	d = create(port, 24, NULL);
+	CHECK(d != NULL);
+	EXPECT_EQ(f_calls[F_CALLBACK], 1);
+	passes(d);
+}
+
 /* A port the application started itself: EBUSY at once, the port still
  * started (configure refused); stopped, it takes a device. */
 static void started_by_app(void)
@@ -364,6 +393,7 @@ int main(void)
 	pool_name_taken(port);
 	start_late();
 	started_by_app();
+	no_removal_word();
 	/* the port every failure above was on */
 	d = create(port, 21, NULL);
 	CHECK(d != NULL);
