@@ -2996,6 +2996,8 @@ static void usage(void)
 "                        is below N Mpps\n"
 "  -p, --port N          TCP port (default 18515)\n"
 "  -F                    accepted, ignored (perftest's CPU-frequency check)\n"
+"      --dont_xchg_versions  accepted, ignored (the ends exchange none)\n"
+"  -V, --version         pmr-perf's version\n"
 "  -e, --events          wait for completion events, not polling the CQ\n"
 "                        (each side its own; not write_lat, which watches\n"
 "                        memory): with service progress the thread sleeps\n"
@@ -3050,7 +3052,8 @@ static void usage(void)
 "                        its own, for the requests it sends (a server's\n"
 "                        applies when its client's run is RC)\n"
 "  perftest's -R, -z (rdma_cm), -g, -M (multicast), -S (service level),\n"
-"  -H and -U (--histogram, --samples) are refused, each with its reason\n"
+"  -H and -U (--histogram, --samples) and its other options pmr-perf does\n"
+"  not take are refused, each with its reason\n"
 "  EAL arguments: after \"--\", else PMR_EAL_ARGS.\n");
 }
 
@@ -3089,11 +3092,69 @@ static int output_unit(const char *name)
 	    "latency or latency_typical (latency tests)", name);
 }
 
+/*
+ * perftest's options that pmr-perf does not take, each refused with its
+ * reason (its short name, if it has one; whether it takes an argument).
+ */
+static const struct {
+	const char *name;
+	char short_name;
+	int has_arg;
+	const char *why;
+} perftest_only[] = {
+	{ "dualport", 'O', 0, "a pmrdma device has one port" },
+	{ "report-per-port", 'W', 0, "a pmrdma device has one port" },
+	{ "margin", 'f', 1, "pmr-perf's -D measures the whole duration, "
+	  "after a warm-up of its own" },
+	{ "odp", 0, 0, "a pmrdma memory region is pinned nowhere (the engine "
+	  "reads and writes the process's memory): leave it out" },
+	{ "use_cuda", 0, 0, "pmr-perf's buffers are the process's memory" },
+	{ "mmap", 0, 1, "pmr-perf's buffers are the process's memory" },
+	{ "mmap-offset", 0, 1, "pmr-perf's buffers are the process's memory" },
+	{ "reversed", 0, 0, "the client sends: start it on the other end" },
+	{ "report-both", 0, 0, "the client prints the result (-b's JSON "
+	  "carries each way's)" },
+	{ "rate_limit", 0, 1, "pmr-perf does not limit its rate" },
+	{ "burst_size", 0, 1, "pmr-perf does not limit its rate" },
+	{ "rate_units", 0, 1, "pmr-perf does not limit its rate" },
+	{ "latency_gap", 0, 1, "pmr-perf's latency loops run back to back" },
+	{ "cpu_util", 0, 0, "not measured (a polling loop takes its CPU)" },
+	{ "inline_recv", 0, 1, "receiving inline is some NICs' feature, not "
+	  "RoCEv2's" },
+	{ "ipv6", 0, 0, "-x chooses the device's IPv6 GID" },
+	{ "pkey_index", 0, 1, "a pmrdma device has the default P_Key alone" },
+	{ "use_old_post_send", 0, 0, "pmr_post_send is the one post call" },
+	{ "force-link", 0, 1, "a pmrdma device's link is Ethernet (RoCEv2)" },
+	{ "out_json", 0, 0, "--json prints the results as JSON" },
+	{ "out_json_file", 0, 1, "--json prints the results as JSON" },
+	/* raw_ethernet_*'s: pmr-perf's raw test is --raw */
+	{ "use_rss", 'G', 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "source_mac", 'B', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "dest_mac", 'E', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "source_ip", 'j', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "dest_ip", 'J', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "source_port", 'k', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "dest_port", 'K', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "server", 'Z', 0, "raw Ethernet tests' (no HOST: a server)" },
+	{ "client", 'P', 0, "raw Ethernet tests' (HOST: a client)" },
+	{ "mac_fwd", 'v', 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "tcp", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "flows", 0, 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "promiscuous", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "raw_mcast", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+};
+#define NREFUSED (sizeof(perftest_only) / sizeof(perftest_only[0]))
+
+static void version(void)
+{
+	printf("pmr-perf (pmrdma) %s\n", PMR_PERF_VERSION);
+}
+
 static int parse_opts(int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_PROGRESS, O_JSON, O_HIST, O_RAW, O_RAWCMP,
 	       O_DEV, O_RAWBURST, O_RAWPAD, O_ONEQP, O_SAMPLES, O_FOREVER,
-	       O_OUTPUT, O_SRQ, O_MRQP, O_RETRY };
+	       O_OUTPUT, O_SRQ, O_MRQP, O_RETRY, O_NOXCHG, O_REFUSED };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' },
 		{ "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -3125,18 +3186,55 @@ static int parse_opts(int argc, char **argv)
 		{ "retry_count", 1, NULL, O_RETRY },
 		{ "report-histogrm", 0, NULL, 'H' },
 		{ "report-unsorted", 0, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
+		{ "version", 0, NULL, 'V' },
+		{ "dont_xchg_versions", 0, NULL, O_NOXCHG },
 	};
+	static const char base[] =
+		"s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:Nw:y:CHUVhRzgM:S:";
+	/* lo, then perftest_only's, then the end */
+	struct option all[sizeof(lo) / sizeof(lo[0]) + NREFUSED + 1];
+	char shorts[sizeof(base) + 2 * NREFUSED];
+	size_t nl = sizeof(lo) / sizeof(lo[0]), ns = sizeof(base) - 1;
 	int c;
 
+	memcpy(all, lo, sizeof(lo));
+	memcpy(shorts, base, sizeof(base));
+	for (size_t i = 0; i < NREFUSED; i++) {
+		all[nl + i] = (struct option){ perftest_only[i].name,
+			perftest_only[i].has_arg, NULL, O_REFUSED + (int)i };
+		if (perftest_only[i].short_name != 0) {
+			shorts[ns++] = perftest_only[i].short_name;
+			if (perftest_only[i].has_arg)
+				shorts[ns++] = ':';
+		}
+	}
+	all[nl + NREFUSED] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[ns] = '\0';
+
+	if (argc >= 2 && (strcmp(argv[1], "-V") == 0 ||
+			  strcmp(argv[1], "--version") == 0)) {
+		version();
+		exit(0);
+	}
 	if (argc < 2 || !set_test(argv[1])) {
 		usage();
 		exit(argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 				   strcmp(argv[1], "--help") == 0) ? 0 : 1);
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:t:r:m:I:Q:l:c:p:Fbo:ed:x:i:T:u:A:Nw:y:CHUhRzgM:S:", lo,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, all, NULL)) != -1) {
+		for (size_t i = 0; i < NREFUSED; i++) {
+			char sn[8] = "";
+
+			if (c != O_REFUSED + (int)i &&
+			    (c >= 256 || c != perftest_only[i].short_name))
+				continue;
+			if (perftest_only[i].short_name != 0)
+				snprintf(sn, sizeof(sn), " (-%c)",
+					 perftest_only[i].short_name);
+			die("--%s%s is perftest's, not pmr-perf's: %s",
+			    perftest_only[i].name, sn, perftest_only[i].why);
+		}
 		switch (c) {
 		case 's':
 			o.size = (uint64_t)opt_int("-s", optarg, 0,
@@ -3252,6 +3350,8 @@ static int parse_opts(int argc, char **argv)
 			else die("bad progress mode %s", optarg);
 			break;
 		case 'h': usage(); exit(0);
+		case 'V': version(); exit(0);
+		case O_NOXCHG: break;   /* (the ends exchange no versions) */
 		case 'R': case 'z':
 			die("-%c (rdma_cm) is perftest's, not pmr-perf's: "
 			    "pmr-perf connects its QPs over its own TCP "

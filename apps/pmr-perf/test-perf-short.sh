@@ -439,6 +439,13 @@ reject "bad -w 0" write_bw -w 0
 reject "bad -y x" write_bw -y x
 reject "bad -w inf" write_bw -w inf
 reject "-C is for the latency tests" write_bw -C
+# the rest of perftest's options: each refused with its reason
+reject "--dualport (-O) is perftest's, not pmr-perf's: a pmrdma device has one port" send_lat -O
+reject "--odp is perftest's, not pmr-perf's" write_bw --odp
+reject "--source_mac (-B) is perftest's, not pmr-perf's: raw Ethernet" send_bw -B 02:00:00:00:00:01
+reject "--margin (-f) is perftest's" write_bw -D 2 --margin=1
+reject "--latency_gap is perftest's" send_lat --latency_gap 5
+reject "--out_json is perftest's, not pmr-perf's: --json" send_lat --out_json
 reject "--retry_count is for RC" send_lat -c UC --retry_count 3
 reject "bad --retry_count 8" send_lat --retry_count 8
 reject "-H (a histogram on stdout) is perftest's" send_lat -H
@@ -707,6 +714,18 @@ expect '"mode":"rdma".*"retry_count":7,"mrs":1' \
 # --retry_count: the QPs' retry count, as pmr_query_qp gives it back
 run send_lat --retry_count 3 -n 300
 expect '"mode":"rdma".*"retry_count":3,' "send_lat --retry_count 3: not 3"
+# -V: the version, alone, before or after the test; --dont_xchg_versions
+# taken (and ignored)
+for v in "-V" "--version" "send_lat -V"; do
+	# shellcheck disable=SC2086
+	if out=$("$BIN" $v 2>&1) && [[ $out =~ ^pmr-perf\ \(pmrdma\)\ [0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+		echo "ok: pmr-perf $v: $out"
+	else
+		echo "FAIL: pmr-perf $v: '$out'"
+		fail=1
+	fi
+done
+run send_lat --dont_xchg_versions -n 300
 # -N: no BW peak
 run write_bw -N -n 3000
 expect '"mode":"rdma".*"bw_peak":0\.00,' "write_bw -N: a BW peak"
