@@ -3096,27 +3096,32 @@ static int output_unit(const char *name)
  * perftest's options that pmr-perf does not take, each refused with its
  * reason (its short name, if it has one; whether it takes an argument).
  */
+#define WHY_PORT "a pmrdma device has one port"
+#define WHY_MEM "pmr-perf's buffers are the process's memory"
+#define WHY_RATE "pmr-perf does not limit its rate"
+#define WHY_JSON "--json prints the results as JSON"
+#define WHY_RAW "raw Ethernet tests' (pmr-perf's is --raw)"
 static const struct {
 	const char *name;
 	char short_name;
 	int has_arg;
 	const char *why;
 } perftest_only[] = {
-	{ "dualport", 'O', 0, "a pmrdma device has one port" },
-	{ "report-per-port", 'W', 0, "a pmrdma device has one port" },
+	{ "dualport", 'O', 0, WHY_PORT },
+	{ "report-per-port", 'W', 0, WHY_PORT },
 	{ "margin", 'f', 1, "pmr-perf's -D measures the whole duration, "
 	  "after a warm-up of its own" },
 	{ "odp", 0, 0, "a pmrdma memory region is pinned nowhere (the engine "
 	  "reads and writes the process's memory): leave it out" },
-	{ "use_cuda", 0, 0, "pmr-perf's buffers are the process's memory" },
-	{ "mmap", 0, 1, "pmr-perf's buffers are the process's memory" },
-	{ "mmap-offset", 0, 1, "pmr-perf's buffers are the process's memory" },
+	{ "use_cuda", 0, 0, WHY_MEM },
+	{ "mmap", 0, 1, WHY_MEM },
+	{ "mmap-offset", 0, 1, WHY_MEM },
 	{ "reversed", 0, 0, "the client sends: start it on the other end" },
 	{ "report-both", 0, 0, "the client prints the result (-b's JSON "
 	  "carries each way's)" },
-	{ "rate_limit", 0, 1, "pmr-perf does not limit its rate" },
-	{ "burst_size", 0, 1, "pmr-perf does not limit its rate" },
-	{ "rate_units", 0, 1, "pmr-perf does not limit its rate" },
+	{ "rate_limit", 0, 1, WHY_RATE },
+	{ "burst_size", 0, 1, WHY_RATE },
+	{ "rate_units", 0, 1, WHY_RATE },
 	{ "latency_gap", 0, 1, "pmr-perf's latency loops run back to back" },
 	{ "cpu_util", 0, 0, "not measured (a polling loop takes its CPU)" },
 	{ "inline_recv", 0, 1, "receiving inline is some NICs' feature, not "
@@ -3125,23 +3130,23 @@ static const struct {
 	{ "pkey_index", 0, 1, "a pmrdma device has the default P_Key alone" },
 	{ "use_old_post_send", 0, 0, "pmr_post_send is the one post call" },
 	{ "force-link", 0, 1, "a pmrdma device's link is Ethernet (RoCEv2)" },
-	{ "out_json", 0, 0, "--json prints the results as JSON" },
-	{ "out_json_file", 0, 1, "--json prints the results as JSON" },
-	/* raw_ethernet_*'s: pmr-perf's raw test is --raw */
-	{ "use_rss", 'G', 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "source_mac", 'B', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "dest_mac", 'E', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "source_ip", 'j', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "dest_ip", 'J', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "source_port", 'k', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "dest_port", 'K', 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "out_json", 0, 0, WHY_JSON },
+	{ "out_json_file", 0, 1, WHY_JSON },
+	/* raw_ethernet_*'s */
+	{ "use_rss", 'G', 0, WHY_RAW },
+	{ "source_mac", 'B', 1, WHY_RAW },
+	{ "dest_mac", 'E', 1, WHY_RAW },
+	{ "source_ip", 'j', 1, WHY_RAW },
+	{ "dest_ip", 'J', 1, WHY_RAW },
+	{ "source_port", 'k', 1, WHY_RAW },
+	{ "dest_port", 'K', 1, WHY_RAW },
 	{ "server", 'Z', 0, "raw Ethernet tests' (no HOST: a server)" },
 	{ "client", 'P', 0, "raw Ethernet tests' (HOST: a client)" },
-	{ "mac_fwd", 'v', 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "tcp", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "flows", 0, 1, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "promiscuous", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
-	{ "raw_mcast", 0, 0, "raw Ethernet tests' (pmr-perf's is --raw)" },
+	{ "mac_fwd", 'v', 0, WHY_RAW },
+	{ "tcp", 0, 0, WHY_RAW },
+	{ "flows", 0, 1, WHY_RAW },
+	{ "promiscuous", 0, 0, WHY_RAW },
+	{ "raw_mcast", 0, 0, WHY_RAW },
 };
 #define NREFUSED (sizeof(perftest_only) / sizeof(perftest_only[0]))
 
