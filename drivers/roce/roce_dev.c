@@ -791,17 +791,16 @@ static void memif_reconnect(struct roce_dev *d, uint64_t now)
 		 d->port_id, ret == 0 ? "ok" : strerror(-ret));
 }
 
-/* The port's device removed: DEVICE_FATAL on the context, once, and
- * every QP of it in ERR, its WRs flushed (and those posted later), as
- * after an RNIC's catastrophic error; no burst touches the port again. */
+/* The port's device removed: DEVICE_FATAL on the context, and every QP
+ * of it in ERR, its WRs flushed (and those posted later), as after an
+ * RNIC's catastrophic error; no burst touches the port again (nothing
+ * sets port_down back: roce_link_up() says down from now on). */
 static void device_fatal(struct roce_dev *d, struct pmr_ctx_obj *ctx)
 {
 	struct pmr_list *pos;
 
 	d->port_down = true;
 	d->link_up = false;
-	if (d->fatal)
-		return;
 	d->fatal = true;
 	ROCE_LOG(ERR, "port %u: its device is removed: DEVICE_FATAL, the "
 		 "QPs in error", d->port_id);
@@ -826,7 +825,8 @@ static void link_watch(struct roce_dev *d, struct pmr_ctx_obj *ctx,
 	d->link_checked = now;
 	if (unlikely(atomic_load_explicit(&d->removed,
 					  memory_order_acquire))) {
-		device_fatal(d, ctx);
+		if (!d->fatal)      /* once a context */
+			device_fatal(d, ctx);
 		return;
 	}
 	up = roce_link_up(d);
@@ -1240,7 +1240,7 @@ static int roce_qp_modify(struct pmr_qp_obj *qp, const struct pmr_qp_attr *a,
 		return -EIO;
 
 	if (next == PMR_QPS_RESET)
-		roce_resp_send_owed(qp->ctx->dev->priv, rq);
+		roce_resp_send_owed(d, rq);
 	/* whatever changes, the next packet's headers are made anew */
 	rq->tmpl_valid = false;
 	if (mask & PMR_QP_AV) {
