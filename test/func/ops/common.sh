@@ -5,6 +5,7 @@
 # ../common/pair.sh).
 #
 #   RC_OPS_CASES="opcodes sizes"  run only these cases (default: all)
+#   RC_OPS_SKIP="sizes peer_kill" and not these
 #   RC_OPS_TIMEOUT=200            client timeout in seconds
 #   RC_OPS_KILL_MODE=exit|freeze  how the server "dies" in peer_kill
 
@@ -15,6 +16,9 @@ case_args() {
 	[ -n "${RC_OPS_KILL_MODE:-}" ] && printf -- '--kill-mode %s ' "$RC_OPS_KILL_MODE"
 	for c in ${RC_OPS_CASES:-}; do
 		printf -- '--case %s ' "$c"
+	done
+	for c in ${RC_OPS_SKIP:-}; do
+		printf -- '--skip %s ' "$c"
 	done
 }
 

@@ -2456,7 +2456,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rc_ops --role server|client --peer-ip A --ctl PATH "
-		"[--kill-mode exit|freeze] [--case NAME]...\n"
+		"[--kill-mode exit|freeze] [--case NAME]... [--skip NAME]...\n"
 		"       rc_ops --role probe [--expect-errno EINVAL|none|N] "
 		"[--expect-list-errno ENOTCONN|N]\ncases:");
 	for (unsigned int i = 0; i < NCASES; i++)
@@ -2465,14 +2465,26 @@ static void usage(void)
 	exit(2);
 }
 
+/* The index of case n in cases[] (the usage and exit if none). */
+static unsigned int case_find(const char *n)
+{
+	for (unsigned int k = 0; k < NCASES; k++)
+		if (strcmp(n, cases[k].name) == 0)
+			return k;
+	fprintf(stderr, "unknown case %s\n", n);
+	usage();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *role = NULL, *path = NULL;
 	int expect_errno = 0, expect_list_errno = 0;
-	bool sel[NCASES], any = false;
+	bool sel[NCASES], skip[NCASES], any = false;
 	int rc = 0;
 
 	memset(sel, 0, sizeof(sel));
+	memset(skip, 0, sizeof(skip));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
 		if (i + 1 >= argc)
@@ -2508,19 +2520,14 @@ int main(int argc, char **argv)
 				usage();
 		} else if (strcmp(argv[i], "--case") == 0) {
 			const char *n = argv[++i];
-			bool found = false;
 
-			for (unsigned int k = 0; k < NCASES; k++)
-				if (strcmp(n, "all") == 0 ||
-				    strcmp(n, cases[k].name) == 0) {
-					sel[k] = true;
-					found = true;
-				}
-			if (!found) {
-				fprintf(stderr, "unknown case %s\n", n);
-				usage();
-			}
+			if (strcmp(n, "all") == 0)
+				memset(sel, 1, sizeof(sel));
+			else
+				sel[case_find(n)] = true;
 			any = true;
+		} else if (strcmp(argv[i], "--skip") == 0) {
+			skip[case_find(argv[++i])] = true;
 		} else {
 			usage();
 		}
@@ -2535,9 +2542,8 @@ int main(int argc, char **argv)
 		pmrt_ctl_idle = poll_async;
 	} else if (strcmp(role, "client") != 0)
 		usage();
-	if (!any)
-		for (unsigned int k = 0; k < NCASES; k++)
-			sel[k] = true;
+	for (unsigned int k = 0; k < NCASES; k++)
+		sel[k] = (sel[k] || !any) && !skip[k];
 	pmrt_ctl_check_path(path);
 
 	dev_open();
